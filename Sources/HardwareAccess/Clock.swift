@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// A point on a monotonic clock, in nanoseconds since an arbitrary origin.
+///
+/// Plain integers keep the hot paths (a prepared trigger, an RTP update) free of allocation and
+/// conversion; `Duration` is used at API boundaries.
+public struct ClockInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var nanoseconds: Int64
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    public static let zero = ClockInstant(nanoseconds: 0)
+
+    public func advanced(by duration: Duration) -> ClockInstant {
+        ClockInstant(nanoseconds: nanoseconds &+ duration.nanoseconds)
+    }
+    public func advanced(byNanoseconds value: Int64) -> ClockInstant {
+        ClockInstant(nanoseconds: nanoseconds &+ value)
+    }
+    /// `self - other`.
+    public func duration(since other: ClockInstant) -> Duration { .nanoseconds(nanoseconds - other.nanoseconds) }
+    public var seconds: Double { Double(nanoseconds) / 1e9 }
+    public static func < (lhs: ClockInstant, rhs: ClockInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+    public var description: String { String(format: "%.6f s", seconds) }
+}
+
+extension Duration {
+    /// Whole nanoseconds (truncating attoseconds).
+    public var nanoseconds: Int64 {
+        let parts = components
+        return parts.seconds &* 1_000_000_000 &+ parts.attoseconds / 1_000_000_000
+    }
+    /// Seconds as a floating-point number.
+    public var secondsDouble: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+    /// A duration from seconds, clamped to non-negative.
+    public static func secondsClamped(_ value: Double) -> Duration {
+        guard value.isFinite, value > 0 else { return .zero }
+        return .nanoseconds(Int64(min(value, 9e9) * 1e9))
+    }
+}
+
+/// The time source every layer waits on: injected so that tests, the simulator and benchmarks
+/// run on a virtual clock and no test sleeps for real.
+///
+/// `sleep(until:)` blocks the calling thread; waits on hardware are short (microseconds to a
+/// second) and always bounded by a deadline.
+public protocol HapticClock: AnyObject, Sendable {
+    var now: ClockInstant { get }
+    /// Blocks until `deadline`. On a virtual clock this moves time forward at once.
+    func sleep(until deadline: ClockInstant)
+    /// `true` for a clock whose time moves only when told to; timers then run when the owner pumps them.
+    var isVirtual: Bool { get }
+}
+
+extension HapticClock {
+    public func sleep(for duration: Duration) { sleep(until: now.advanced(by: duration)) }
+}
+
+/// The machine's monotonic clock (`CLOCK_MONOTONIC`), with absolute-deadline sleeps.
+public final class SystemClock: HapticClock {
+    public init() {}
+    public static let shared = SystemClock()
+    public var isVirtual: Bool { false }
+
+    public var now: ClockInstant {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return ClockInstant(nanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+    }
+
+    public func sleep(until deadline: ClockInstant) {
+        #if canImport(Glibc) || canImport(Musl)
+        var spec = timespec(tv_sec: Int(deadline.nanoseconds / 1_000_000_000),
+                            tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
+        // clock_nanosleep returns EINTR when a signal arrives; go back to sleep until the deadline.
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
+        #else
+        let remaining = deadline.nanoseconds - now.nanoseconds
+        if remaining > 0 { usleep(useconds_t(remaining / 1000)) }
+        #endif
+    }
+}
+
+/// A clock that moves only when told to: by `advance(by:)`, or by `sleep(until:)`, which jumps
+/// straight to the deadline. Tests move it by hand; `--virtual-time` runs the simulator as fast
+/// as the CPU allows.
+public final class VirtualClock: HapticClock {
+    private let current: Mutex<Int64>
+    public init(start: ClockInstant = .zero) { current = Mutex(start.nanoseconds) }
+    public var isVirtual: Bool { true }
+    public var now: ClockInstant { ClockInstant(nanoseconds: current.withLock { $0 }) }
+    public func sleep(until deadline: ClockInstant) {
+        current.withLock { $0 = max($0, deadline.nanoseconds) }
+    }
+    public func advance(by duration: Duration) {
+        current.withLock { $0 += max(0, duration.nanoseconds) }
+    }
+    public func advance(to instant: ClockInstant) { sleep(until: instant) }
+}

@@ -1,0 +1,60 @@
+import SystemPackage
+
+/// One GPIO line driven as an output: the DRV2605's EN or IN/TRIG pin.
+///
+/// Requested once and held; `set` is the only hot-path call. Releasing returns the line to the
+/// kernel (for libgpiod, the line keeps its last value only while requested).
+public protocol GPIOOutputLine: AnyObject {
+    /// A human-readable name, e.g. "gpiochip0:17 (EN)".
+    var name: String { get }
+    /// Drives the line: `true` = high (active), `false` = low.
+    func set(_ high: Bool) throws(GPIOError)
+    /// Gives the line back. Idempotent.
+    func release()
+}
+
+/// What went wrong with a GPIO line.
+public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Equatable {
+        /// No GPIO chip with that label, name or path.
+        case noSuchChip
+        /// The chip has no line with that offset or name.
+        case noSuchLine
+        /// Another consumer holds the line.
+        case lineBusy
+        /// The process may not open the chip.
+        case permissionDenied
+        /// The line was released or the request failed.
+        case notRequested
+        case other
+    }
+    public var kind: Kind
+    public var errno: Errno?
+    public var line: String
+    public var detail: String?
+
+    public init(_ kind: Kind, errno: Errno? = nil, line: String, detail: String? = nil) {
+        self.kind = kind
+        self.errno = errno
+        self.line = line
+        self.detail = detail
+    }
+
+    public var hint: String {
+        switch kind {
+        case .noSuchChip: return "list the chips with 'gpiodetect'; on a Pi 5 the header is gpiochip4 (label pinctrl-rp1), on earlier Pis gpiochip0 (label pinctrl-bcm2711/bcm2835)"
+        case .noSuchLine: return "list the lines with 'gpioinfo'; offsets are BCM GPIO numbers on a Pi"
+        case .lineBusy: return "another program or a kernel driver holds the line: 'gpioinfo' shows its consumer"
+        case .permissionDenied: return "add the user to the gpio group (sudo usermod -aG gpio $USER) or run Scripts/setup-pi"
+        case .notRequested: return "the line was released; request it again"
+        case .other: return "see the system error above"
+        }
+    }
+
+    public var description: String {
+        var text = "GPIO \(line): \(kind)"
+        if let errno { text += " (\(errno), errno \(errno.rawValue))" }
+        if let detail { text += ": \(detail)" }
+        return text + ". Hint: \(hint)"
+    }
+}

@@ -1,0 +1,25 @@
+/// Which line on a chip: by offset (BCM GPIO number on a Pi) or by the name the device tree gives it.
+public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
+    case offset(UInt32)
+    case name(String)
+    public var description: String {
+        switch self {
+        case let .offset(offset): return "\(offset)"
+        case let .name(name): return name
+        }
+    }
+}
+
+/// The GPIO calls LinuxHardware makes, behind a seam: tests inject errno values and check what
+/// was requested; the live form is libgpiod (see `LibGPIOD1.swift`, the only version-specific file).
+public protocol GPIOBackend: AnyObject {
+    /// Opens `chip` (a label, name, path or number) and requests `line` as an output driven to
+    /// `initial`. Returns a handle ≥ 0, or -1 with the errno in `lastErrno`; `chipMissing` tells
+    /// whether the chip itself could not be found.
+    func requestOutput(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool) -> (handle: Int, chipMissing: Bool)
+    /// Sets a requested line; 0 or -1 with `lastErrno`.
+    func setValue(_ handle: Int, _ high: Bool) -> CInt
+    /// Releases the line and closes its chip.
+    func release(_ handle: Int)
+    var lastErrno: CInt { get }
+}

@@ -1,0 +1,54 @@
+import CLinuxHardware
+import HardwareAccess
+import SystemPackage
+
+/// A GPIO line requested as an output through the GPIO character device (libgpiod), for the
+/// DRV2605's EN and IN/TRIG pins. Chips are found by label where possible ("pinctrl-rp1" on a
+/// Pi 5, "pinctrl-bcm2711" on a Pi 4), because chip numbers moved between Pi models.
+public final class LinuxGPIOLine: GPIOOutputLine {
+    public let name: String
+    private let backend: any GPIOBackend
+    private var handle: Int?
+
+    /// Requests `line` on `chip` as an output, initially at `initial`.
+    /// - Parameter consumer: shown by `gpioinfo`, so people can see who holds the line.
+    public init(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool = false,
+                backend: any GPIOBackend = LibGPIOD1Backend()) throws(GPIOError) {
+        name = "\(chip):\(line) (\(consumer))"
+        self.backend = backend
+        let result = backend.requestOutput(chip: chip, line: line, consumer: consumer, initial: initial)
+        guard result.handle >= 0 else {
+            let errno = Errno(rawValue: backend.lastErrno)
+            throw GPIOError(LinuxGPIOLine.kind(for: errno, chipMissing: result.chipMissing), errno: errno, line: name)
+        }
+        handle = result.handle
+    }
+
+    deinit { release() }
+
+    public func set(_ high: Bool) throws(GPIOError) {
+        guard let handle else { throw GPIOError(.notRequested, line: name) }
+        guard backend.setValue(handle, high) == 0 else {
+            let errno = Errno(rawValue: backend.lastErrno)
+            throw GPIOError(LinuxGPIOLine.kind(for: errno, chipMissing: false), errno: errno, line: name,
+                            detail: "setting it \(high ? "high" : "low")")
+        }
+    }
+
+    public func release() {
+        guard let handle else { return }
+        backend.release(handle)
+        self.handle = nil
+    }
+
+    /// Maps an errno from libgpiod to a kind.
+    public static func kind(for errno: Errno, chipMissing: Bool) -> GPIOError.Kind {
+        switch errno {
+        case .permissionDenied, .notPermitted: return .permissionDenied
+        case .resourceBusy: return .lineBusy
+        case .noSuchFileOrDirectory, .operationNotSupportedByDevice: return chipMissing ? .noSuchChip : .noSuchLine
+        case .invalidArgument: return chipMissing ? .noSuchChip : .noSuchLine
+        default: return .other
+        }
+    }
+}
