@@ -1,0 +1,204 @@
+/// Everything start-up writes to the chip: actuator, loop, library, voltages and timings.
+///
+/// Built from an `ActuatorSpecification` (the usual way) or field by field. `validate(for:)`
+/// rejects combinations that make the actuator weak or silent — above all a library that does
+/// not fit the actuator, the first cause of "too weak / my LRA does not vibrate".
+public struct DRV2605Configuration: Sendable, Hashable, Codable {
+    public var actuator: ActuatorType
+    public var loop: LoopMode
+    public var library: EffectLibrary
+    public var ratedVoltage: UInt8
+    public var overdriveClamp: UInt8
+    /// DRIVE_TIME, 0...31.
+    public var driveTime: UInt8
+    /// FB_BRAKE_FACTOR 0...7 (2 = 3×, TI's calibration recommendation).
+    public var brakeFactor: UInt8
+    /// LOOP_GAIN 0...3 (2 = high, TI's calibration recommendation).
+    public var loopGain: UInt8
+    /// SAMPLE_TIME 0...3 (3 = 300 µs).
+    public var sampleTime: UInt8
+    /// BLANKING_TIME, 4 bits on the L parts (2 on the others).
+    public var blankingTime: UInt8
+    /// IDISS_TIME, 4 bits on the L parts (2 on the others).
+    public var idissTime: UInt8
+    /// AUTO_CAL_TIME 0...3 (3 = 1000–1200 ms, TI's recommendation).
+    public var autoCalibrationTime: UInt8
+    /// ZC_DET_TIME 0...3.
+    public var zeroCrossingTime: UInt8
+    /// OL_LRA_PERIOD (7 bits).
+    public var lraOpenLoopPeriod: UInt8
+    /// Real-time playback values are unsigned (0...255) rather than signed (-127...127).
+    public var unsignedRealTimeInput: Bool
+    /// BIDIR_INPUT: in closed loop, whether RTP/PWM inputs below mid-scale brake.
+    public var bidirectionalInput: Bool
+    /// PLAYBACK_INTERVAL 1 ms instead of 5 ms (shortens ROM effects; L parts).
+    public var oneMillisecondPlaybackInterval: Bool
+    /// Saved auto-calibration results, restored at start-up.
+    public var calibration: CalibrationValues?
+
+    /// Defaults for an actuator class: the library made for it, closed loop (ERM library A
+    /// excepted), TI's recommended calibration inputs, and the chip's default voltages until an
+    /// `ActuatorSpecification` provides real ones.
+    public init(actuator: ActuatorType, library: EffectLibrary? = nil, loop: LoopMode? = nil) {
+        self.actuator = actuator
+        let chosenLibrary = library ?? (actuator == .lra ? .lra : .ermB)
+        self.library = chosenLibrary
+        self.loop = loop ?? (chosenLibrary == .ermA ? .open : .closed)
+        ratedVoltage = 0x3E
+        overdriveClamp = 0x8C
+        driveTime = actuator == .lra ? 0x13 : 0x13
+        brakeFactor = 2
+        loopGain = 2
+        sampleTime = 3
+        blankingTime = 1
+        idissTime = 1
+        autoCalibrationTime = 3
+        zeroCrossingTime = 0
+        lraOpenLoopPeriod = 0x33
+        unsignedRealTimeInput = false
+        bidirectionalInput = true
+        oneMillisecondPlaybackInterval = false
+        calibration = nil
+    }
+
+    /// A configuration whose voltages and timings come from the actuator's datasheet values.
+    public init(_ specification: ActuatorSpecification, library: EffectLibrary? = nil, loop: LoopMode? = nil,
+                supplyVolts: Double = 5.0) throws(DRV2605Error) {
+        self.init(actuator: specification.type, library: library, loop: loop)
+        let registers = try ActuatorEquations.registers(for: specification, loop: self.loop, supplyVolts: supplyVolts,
+                                                        sampleTimeField: sampleTime)
+        ratedVoltage = registers.ratedVoltage
+        overdriveClamp = registers.overdriveClamp
+        driveTime = registers.driveTime
+        if let period = registers.lraOpenLoopPeriod { lraOpenLoopPeriod = period }
+    }
+
+    /// Checks the configuration against the part; throws with the field and the allowed values.
+    public func validate(for part: Part) throws(DRV2605Error) {
+        guard let fit = library.actuator else {
+            if part.hasROMLibrary {
+                throw .invalidConfiguration("library 'empty' plays nothing on a \(part); choose LRA for an LRA or A-F for an ERM")
+            }
+            return try validateFields(part)
+        }
+        if part.hasROMLibrary && fit != actuator {
+            throw .invalidConfiguration("\(library) is for an \(fit) but the actuator is an \(actuator): an LRA needs the LRA library; an ERM one of libraries A-F")
+        }
+        if library == .ermF && part != .drv2605L {
+            throw .unsupported("\(library) exists only on the DRV2605L; this chip is a \(part)")
+        }
+        if library == .ermA && loop == .closed {
+            throw .invalidConfiguration("ERM library A has built-in overdrive and must run open loop (set loop to open, or choose libraries B-F for closed loop)")
+        }
+        try validateFields(part)
+    }
+
+    private func validateFields(_ part: Part) throws(DRV2605Error) {
+        func check(_ value: UInt8, _ limit: UInt8, _ name: String) throws(DRV2605Error) {
+            guard value <= limit else { throw .invalidConfiguration("\(name) is \(value); allowed 0...\(limit)") }
+        }
+        try check(driveTime, 31, "DRIVE_TIME")
+        try check(brakeFactor, 7, "FB_BRAKE_FACTOR")
+        try check(loopGain, 3, "LOOP_GAIN")
+        try check(sampleTime, 3, "SAMPLE_TIME")
+        try check(blankingTime, part.isLowVoltage ? 15 : 3, "BLANKING_TIME")
+        try check(idissTime, part.isLowVoltage ? 15 : 3, "IDISS_TIME")
+        try check(autoCalibrationTime, 3, "AUTO_CAL_TIME")
+        try check(zeroCrossingTime, 3, "ZC_DET_TIME")
+        try check(lraOpenLoopPeriod, 127, "OL_LRA_PERIOD")
+        if let calibration { try check(calibration.backEMFGain, 3, "BEMF_GAIN") }
+    }
+
+    // MARK: - Register images
+
+    public var feedbackControl: FeedbackControlRegister {
+        var value = FeedbackControlRegister(rawValue: 0)
+        value.isLRA = actuator == .lra
+        value.brakeFactor = brakeFactor
+        value.loopGain = loopGain
+        value.backEMFGain = calibration?.backEMFGain ?? 2
+        return value
+    }
+    public var control1: Control1Register {
+        var value = Control1Register(rawValue: 0x80)
+        value.driveTime = driveTime
+        return value
+    }
+    public var control2: Control2Register {
+        var value = Control2Register(rawValue: 0)
+        value.bidirectionalInput = bidirectionalInput
+        value.brakeStabilizer = true
+        value.sampleTime = sampleTime
+        value.blankingTimeLow = blankingTime & 3
+        value.idissTimeLow = idissTime & 3
+        return value
+    }
+    public var control3: Control3Register {
+        var value = Control3Register(rawValue: 0)
+        value.noiseGateThreshold = 2
+        value.ermOpenLoop = actuator == .erm && loop == .open
+        value.lraOpenLoop = actuator == .lra && loop == .open
+        value.unsignedRTP = unsignedRealTimeInput
+        return value
+    }
+    public var control4: Control4Register {
+        var value = Control4Register(rawValue: 0)
+        value.zeroCrossingTime = zeroCrossingTime
+        value.autoCalibrationTime = autoCalibrationTime
+        return value
+    }
+    public var control5: Control5Register {
+        var value = Control5Register(rawValue: 0x80)
+        value.oneMillisecondInterval = oneMillisecondPlaybackInterval
+        value.blankingTimeHigh = blankingTime >> 2
+        value.idissTimeHigh = idissTime >> 2
+        return value
+    }
+
+    /// Register values from 0x02 up to the part's last configuration register, with `slots` in
+    /// 0x04–0x0B. With the MODE byte in front, this is the single start-up burst.
+    public func registerImage(for part: Part, slots: [UInt8]) -> [UInt8] {
+        var image = part.resetValues
+        image[0x02] = 0
+        image[0x03] = LibrarySelectionRegister(library: library).rawValue
+        for index in 0..<8 { image[0x04 + index] = index < slots.count ? slots[index] : 0 }
+        image[0x0C] = 0
+        image[0x0D] = 0; image[0x0E] = 0; image[0x0F] = 0; image[0x10] = 0
+        image[0x16] = ratedVoltage
+        image[0x17] = overdriveClamp
+        if let calibration {
+            image[0x18] = calibration.compensation
+            image[0x19] = calibration.backEMF
+        }
+        image[0x1A] = feedbackControl.rawValue
+        image[0x1B] = control1.rawValue
+        image[0x1C] = control2.rawValue
+        image[0x1D] = control3.rawValue
+        image[0x1E] = control4.rawValue
+        image[0x1F] = control5.rawValue
+        image[0x20] = calibration?.lraPeriod ?? lraOpenLoopPeriod
+        return Array(image[0x02...Int(part.lastConfigurationRegister)])
+    }
+}
+
+/// The results of auto-calibration: what is saved and written back at the next start-up.
+public struct CalibrationValues: Sendable, Hashable, Codable {
+    /// A_CAL_COMP: compensation coefficient = 1 + value / 255.
+    public var compensation: UInt8
+    /// A_CAL_BEMF: back-EMF = value / 255 × 1.22 V / BEMF_GAIN.
+    public var backEMF: UInt8
+    /// BEMF_GAIN, 0...3.
+    public var backEMFGain: UInt8
+    /// For an LRA: the period calibration found (OL_LRA_PERIOD / LRA_PERIOD units of 98.46 µs).
+    public var lraPeriod: UInt8?
+
+    public init(compensation: UInt8, backEMF: UInt8, backEMFGain: UInt8, lraPeriod: UInt8? = nil) {
+        self.compensation = compensation
+        self.backEMF = backEMF
+        self.backEMFGain = backEMFGain
+        self.lraPeriod = lraPeriod
+    }
+
+    /// The LRA resonance implied by `lraPeriod`.
+    public var resonantHz: Double? { lraPeriod.flatMap { ActuatorEquations.frequency(periodField: $0) } }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// A ROM effect of the DRV2605's licensed library (TouchSense 2200), numbered 1...123.
+///
+/// The same number plays in every ROM library; the library sets how it is shaped for the actuator.
+public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    public let rawValue: UInt8
+    /// `nil` outside 1...123.
+    public init?(rawValue: UInt8) {
+        guard Effect.range.contains(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+    public init?(_ number: Int) {
+        guard let byte = UInt8(exactly: number) else { return nil }
+        self.init(rawValue: byte)
+    }
+    init(unchecked value: UInt8) { rawValue = value }
+
+    public static let range: ClosedRange<UInt8> = 1...123
+    public static let all: [Effect] = range.map { Effect(unchecked: $0) }
+
+    /// TI's name, e.g. "Strong Click - 100%".
+    public var name: String { romEffectNames[Int(rawValue) - 1] }
+    public var description: String { "\(rawValue) \(name)" }
+    public var profile: EffectProfile { EffectProfile(name: name, number: rawValue) }
+    /// An estimate: TI publishes no durations (see `EffectProfile`).
+    public var estimatedDuration: Duration { profile.estimatedDuration }
+
+    public static func < (lhs: Effect, rhs: Effect) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Finds an effect by number ("47") or by name, case-insensitively: an exact name, or a unique
+    /// name that contains the text ("sharp tick 1").
+    public static func lookup(_ text: String) -> Effect? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let number = Int(trimmed) { return Effect(number) }
+        let needle = trimmed.lowercased()
+        if let exact = all.first(where: { $0.name.lowercased() == needle }) { return exact }
+        let matches = all.filter { $0.name.lowercased().contains(needle) }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    // Effects the feedback mappings name.
+    public static let strongClick100 = Effect(unchecked: 1)
+    public static let strongClick60 = Effect(unchecked: 2)
+    public static let strongClick30 = Effect(unchecked: 3)
+    public static let sharpClick100 = Effect(unchecked: 4)
+    public static let sharpClick60 = Effect(unchecked: 5)
+    public static let sharpClick30 = Effect(unchecked: 6)
+    public static let softBump100 = Effect(unchecked: 7)
+    public static let softBump60 = Effect(unchecked: 8)
+    public static let softBump30 = Effect(unchecked: 9)
+    public static let doubleClick100 = Effect(unchecked: 10)
+    public static let doubleClick60 = Effect(unchecked: 11)
+    public static let tripleClick100 = Effect(unchecked: 12)
+    public static let softFuzz60 = Effect(unchecked: 13)
+    public static let strongBuzz100 = Effect(unchecked: 14)
+    public static let alert750ms = Effect(unchecked: 15)
+    public static let alert1000ms = Effect(unchecked: 16)
+    public static let mediumClick100 = Effect(unchecked: 21)
+    public static let sharpTick100 = Effect(unchecked: 24)
+    public static let sharpTick80 = Effect(unchecked: 25)
+    public static let sharpTick60 = Effect(unchecked: 26)
+    public static let shortDoubleClickStrong100 = Effect(unchecked: 27)
+    public static let shortDoubleSharpTick100 = Effect(unchecked: 34)
+    public static let longDoubleSharpClickStrong100 = Effect(unchecked: 37)
+    public static let buzz100 = Effect(unchecked: 47)
+    public static let pulsingStrong100 = Effect(unchecked: 52)
+    public static let transitionClick100 = Effect(unchecked: 58)
+    public static let transitionHum100 = Effect(unchecked: 64)
+    public static let rampUpShortSmooth100 = Effect(unchecked: 86)
+    public static let rampDownShortSmooth100 = Effect(unchecked: 74)
+    public static let longBuzzForProgrammaticStopping = Effect(unchecked: 118)
+}
+
+/// What an effect is like: its family, strength and an estimated length.
+///
+/// TI publishes no effect durations: only 15 and 16 say theirs (750 ms, 1000 ms), and 118 is meant
+/// to be stopped by the host. The lengths here are estimates, chosen from the effect families'
+/// descriptions and typical ERM/LRA rise and brake times; completion waits use them only as the
+/// time to start polling GO, never as the truth, and the simulator uses them to hold GO.
+public struct EffectProfile: Sendable, Hashable {
+    public enum Family: String, Sendable, CaseIterable {
+        case click, sharpClick, tick, bump, doubleClick, tripleClick, doubleTick, fuzz, buzz, alert
+        case pulsing, transitionClick, transitionHum, rampUp, rampDown, longBuzz, smoothHum
+    }
+    public var family: Family
+    /// Peak strength, 0...1, from the percentage in the name.
+    public var strength: Double
+    /// For ramps: the strength at the start (ramps run from `startStrength` to `strength` or back).
+    public var startStrength: Double
+    /// Sharp ramps and clicks have a kick and a brake; smooth ones do not.
+    public var isSharp: Bool
+    public var estimatedDuration: Duration
+
+    init(name: String, number: UInt8) {
+        let lower = name.lowercased()
+        // The trailing percentage, e.g. "- 60%"; ramps say "0 to 100%" or "100 to 0%".
+        let numbers = lower.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
+        var percent = numbers.last ?? 100
+        var start = percent
+        if lower.contains(" to ") && numbers.count >= 2 {
+            start = numbers[numbers.count - 2]
+            percent = numbers[numbers.count - 1]
+        }
+        strength = min(1, percent / 100)
+        startStrength = min(1, start / 100)
+        isSharp = !lower.contains("smooth") && !lower.contains("soft")
+        let length: Int
+        if lower.contains("ramp") {
+            family = start > percent ? .rampDown : .rampUp
+            // For ramps, `strength` is the peak and `startStrength` where it starts.
+            strength = max(start, percent) / 100
+            startStrength = start / 100
+            length = lower.contains("long") ? 800 : lower.contains("medium") ? 450 : 200
+        } else if number == 15 {
+            family = .alert; length = 750
+        } else if number == 16 {
+            family = .alert; length = 1000
+        } else if number == 118 {
+            family = .longBuzz; length = 2500
+        } else if lower.hasPrefix("smooth hum") {
+            family = .smoothHum; length = 300
+        } else if lower.hasPrefix("transition hum") {
+            family = .transitionHum; length = 250
+        } else if lower.hasPrefix("transition click") {
+            family = .transitionClick; length = 40
+        } else if lower.hasPrefix("pulsing") {
+            family = .pulsing; length = 500
+        } else if lower.contains("triple click") {
+            family = .tripleClick; length = 260
+        } else if lower.contains("double") && lower.contains("tick") {
+            family = .doubleTick; length = lower.contains("long") ? 180 : 80
+        } else if lower.contains("double") {
+            family = .doubleClick; length = lower.contains("long") ? 220 : lower.contains("short") ? 130 : 160
+        } else if lower.contains("tick") {
+            family = .tick; length = 30
+        } else if lower.contains("bump") {
+            family = .bump; length = 90
+        } else if lower.contains("fuzz") {
+            family = .fuzz; length = 160
+        } else if lower.contains("buzz") {
+            family = .buzz; length = lower.hasPrefix("strong") ? 240 : 250
+        } else if lower.hasPrefix("sharp click") {
+            family = .sharpClick; length = 40
+        } else if lower.hasPrefix("medium click") {
+            family = .click; length = 50
+        } else {
+            family = .click; length = 60
+        }
+        estimatedDuration = .milliseconds(length)
+    }
+}

@@ -1,0 +1,50 @@
+/// How a real-time playback (RTP) amplitude becomes the RTP_INPUT byte, and back.
+///
+/// The meaning of the byte depends on DATA_FORMAT_RTP (signed or unsigned), the loop and, in
+/// closed loop, BIDIR_INPUT (datasheet figures 24–27, drv2605.md §3). Amplitude is −1...1 of full
+/// scale (RATED_VOLTAGE in closed loop, OD_CLAMP in open loop); negative means brake (ERM) or
+/// opposite phase (LRA open loop) where the mode has a negative half, and no drive otherwise.
+public struct RealTimeEncoding: Sendable, Hashable {
+    public var unsigned: Bool
+    public var openLoop: Bool
+    public var bidirectional: Bool
+
+    public init(unsigned: Bool, openLoop: Bool, bidirectional: Bool) {
+        self.unsigned = unsigned
+        self.openLoop = openLoop
+        self.bidirectional = bidirectional
+    }
+
+    public init(_ configuration: DRV2605Configuration) {
+        self.init(unsigned: configuration.unsignedRealTimeInput, openLoop: configuration.loop == .open,
+                  bidirectional: configuration.bidirectionalInput)
+    }
+
+    /// Whether negative amplitudes mean anything (brake / reverse phase).
+    public var hasNegativeHalf: Bool { openLoop || bidirectional }
+
+    /// The RTP_INPUT byte for `amplitude` (clamped to −1...1; to 0...1 where there is no negative half).
+    public func byte(for amplitude: Double) -> UInt8 {
+        let value = amplitude.isFinite ? min(1, max(hasNegativeHalf ? -1 : 0, amplitude)) : 0
+        if !openLoop && !bidirectional {
+            // Closed loop, unidirectional: 0...255 is 0...full scale (UNCONFIRMED for signed format;
+            // treated the same as unsigned, which TI's example documents).
+            return UInt8((value * 255).rounded())
+        }
+        if unsigned {
+            // Mid-scale 0x80 is zero drive; 0xFF full positive; 0x00 full negative.
+            return UInt8(max(0, min(255, (128 + value * 127).rounded())))
+        }
+        return UInt8(bitPattern: Int8((value * 127).rounded()))
+    }
+
+    /// The amplitude a byte asks for (what the simulated chip drives).
+    public func amplitude(for byte: UInt8) -> Double {
+        if !openLoop && !bidirectional { return Double(byte) / 255 }
+        let signed: Double = unsigned ? (Double(byte) - 128) / 127 : Double(Int8(bitPattern: byte)) / 127
+        let clamped = min(1, max(-1, signed))
+        if openLoop { return clamped }
+        // Closed loop bidirectional: the lower half is "no drive" with active braking.
+        return clamped
+    }
+}

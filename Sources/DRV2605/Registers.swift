@@ -1,0 +1,263 @@
+/// The DRV2605/DRV2605L register addresses (datasheet register map, 0x00–0x22).
+public enum Register: UInt8, CaseIterable, Sendable, CustomStringConvertible {
+    case status = 0x00
+    case mode = 0x01
+    case realTimePlaybackInput = 0x02
+    case librarySelection = 0x03
+    case waveformSequence1 = 0x04, waveformSequence2, waveformSequence3, waveformSequence4
+    case waveformSequence5, waveformSequence6, waveformSequence7, waveformSequence8
+    case go = 0x0C
+    case overdriveTimeOffset = 0x0D
+    case sustainTimeOffsetPositive = 0x0E
+    case sustainTimeOffsetNegative = 0x0F
+    case brakeTimeOffset = 0x10
+    case audioToVibeControl = 0x11
+    case audioToVibeMinimumInput = 0x12
+    case audioToVibeMaximumInput = 0x13
+    case audioToVibeMinimumDrive = 0x14
+    case audioToVibeMaximumDrive = 0x15
+    case ratedVoltage = 0x16
+    case overdriveClamp = 0x17
+    case autoCalibrationCompensation = 0x18
+    case autoCalibrationBackEMF = 0x19
+    case feedbackControl = 0x1A
+    case control1 = 0x1B
+    case control2 = 0x1C
+    case control3 = 0x1D
+    case control4 = 0x1E
+    case control5 = 0x1F
+    case lraOpenLoopPeriod = 0x20
+    case supplyVoltage = 0x21
+    case lraResonancePeriod = 0x22
+
+    /// The datasheet's short name, as `i2cdump`-style output and traces print it.
+    public var description: String {
+        switch self {
+        case .status: return "STATUS"
+        case .mode: return "MODE"
+        case .realTimePlaybackInput: return "RTP_INPUT"
+        case .librarySelection: return "LIBRARY_SEL"
+        case .waveformSequence1, .waveformSequence2, .waveformSequence3, .waveformSequence4,
+             .waveformSequence5, .waveformSequence6, .waveformSequence7, .waveformSequence8:
+            return "WAV_FRM_SEQ\(rawValue - 3)"
+        case .go: return "GO"
+        case .overdriveTimeOffset: return "ODT"
+        case .sustainTimeOffsetPositive: return "SPT"
+        case .sustainTimeOffsetNegative: return "SNT"
+        case .brakeTimeOffset: return "BRT"
+        case .audioToVibeControl: return "ATH_CONTROL"
+        case .audioToVibeMinimumInput: return "ATH_MIN_INPUT"
+        case .audioToVibeMaximumInput: return "ATH_MAX_INPUT"
+        case .audioToVibeMinimumDrive: return "ATH_MIN_DRIVE"
+        case .audioToVibeMaximumDrive: return "ATH_MAX_DRIVE"
+        case .ratedVoltage: return "RATED_VOLTAGE"
+        case .overdriveClamp: return "OD_CLAMP"
+        case .autoCalibrationCompensation: return "A_CAL_COMP"
+        case .autoCalibrationBackEMF: return "A_CAL_BEMF"
+        case .feedbackControl: return "FEEDBACK_CONTROL"
+        case .control1: return "CONTROL1"
+        case .control2: return "CONTROL2"
+        case .control3: return "CONTROL3"
+        case .control4: return "CONTROL4"
+        case .control5: return "CONTROL5"
+        case .lraOpenLoopPeriod: return "OL_LRA_PERIOD"
+        case .supplyVoltage: return "VBAT"
+        case .lraResonancePeriod: return "LRA_PERIOD"
+        }
+    }
+
+    /// The last register address.
+    public static let last: UInt8 = 0x22
+}
+
+/// A typed view of one 8-bit register: fields are bit ranges of `rawValue`, in the style of
+/// swift-mmio's register structs, so the driver never spells a mask twice.
+public protocol RegisterValue: Hashable, Sendable {
+    static var register: Register { get }
+    var rawValue: UInt8 { get set }
+    init(rawValue: UInt8)
+}
+
+extension RegisterValue {
+    @inline(__always)
+    func field(_ bits: ClosedRange<Int>) -> UInt8 {
+        let width = bits.count
+        let mask: UInt8 = width >= 8 ? 0xFF : UInt8((1 << width) - 1)
+        return (rawValue >> UInt8(bits.lowerBound)) & mask
+    }
+    @inline(__always)
+    mutating func setField(_ bits: ClosedRange<Int>, _ value: UInt8) {
+        let width = bits.count
+        let mask: UInt8 = width >= 8 ? 0xFF : UInt8((1 << width) - 1)
+        rawValue = (rawValue & ~(mask << UInt8(bits.lowerBound))) | ((value & mask) << UInt8(bits.lowerBound))
+    }
+    @inline(__always)
+    func flag(_ bit: Int) -> Bool { rawValue & (1 << UInt8(bit)) != 0 }
+    @inline(__always)
+    mutating func setFlag(_ bit: Int, _ on: Bool) {
+        if on { rawValue |= 1 << UInt8(bit) } else { rawValue &= ~(1 << UInt8(bit)) }
+    }
+}
+
+/// STATUS (0x00), read-only. DIAG_RESULT, OVER_TEMP and OC_DETECT clear when read.
+public struct StatusRegister: RegisterValue {
+    public static let register = Register.status
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// DEVICE_ID, bits 7..5.
+    public var deviceID: UInt8 { field(5...7) }
+    /// DIAG_RESULT: 1 = the last calibration or diagnostic failed. Valid only after GO cleared.
+    public var diagnosticFailed: Bool { flag(3) }
+    /// FB_STS (DRV2605/DRV2604 only; reserved on the L parts).
+    public var feedbackStatus: Bool { flag(2) }
+    public var overTemperature: Bool { flag(1) }
+    public var overCurrent: Bool { flag(0) }
+}
+
+/// The eight operating modes of MODE[2:0].
+public enum OperatingMode: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
+    case internalTrigger = 0
+    case externalEdgeTrigger = 1
+    case externalLevelTrigger = 2
+    case pwmOrAnalogInput = 3
+    case audioToVibe = 4
+    case realTimePlayback = 5
+    case diagnostics = 6
+    case autoCalibration = 7
+
+    public var description: String {
+        switch self {
+        case .internalTrigger: return "internal trigger"
+        case .externalEdgeTrigger: return "external trigger (edge)"
+        case .externalLevelTrigger: return "external trigger (level)"
+        case .pwmOrAnalogInput: return "PWM/analog input"
+        case .audioToVibe: return "audio-to-vibe"
+        case .realTimePlayback: return "real-time playback"
+        case .diagnostics: return "diagnostics"
+        case .autoCalibration: return "auto-calibration"
+        }
+    }
+}
+
+/// MODE (0x01): DEV_RESET, STANDBY and the operating mode.
+public struct ModeRegister: RegisterValue {
+    public static let register = Register.mode
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(mode: OperatingMode, standby: Bool = false, reset: Bool = false) {
+        rawValue = 0
+        self.mode = mode
+        self.standby = standby
+        self.deviceReset = reset
+    }
+    /// DEV_RESET: writing 1 resets every register; the chip clears it when done.
+    public var deviceReset: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    /// STANDBY: 1 = software standby (low power), 0 = ready.
+    public var standby: Bool { get { flag(6) } set { setFlag(6, newValue) } }
+    /// MODE[2:0]; every value is defined, so this never fails.
+    public var mode: OperatingMode {
+        get { OperatingMode(rawValue: field(0...2)) ?? .internalTrigger }
+        set { setField(0...2, newValue.rawValue) }
+    }
+}
+
+/// LIBRARY_SEL (0x03): HI_Z and the ROM library.
+public struct LibrarySelectionRegister: RegisterValue {
+    public static let register = Register.librarySelection
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(library: EffectLibrary, highImpedance: Bool = false) {
+        rawValue = 0
+        self.library = library
+        self.highImpedance = highImpedance
+    }
+    public var highImpedance: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    public var library: EffectLibrary {
+        get { EffectLibrary(rawValue: field(0...2)) ?? .empty }
+        set { setField(0...2, newValue.rawValue) }
+    }
+}
+
+/// FEEDBACK_CONTROL (0x1A).
+public struct FeedbackControlRegister: RegisterValue {
+    public static let register = Register.feedbackControl
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// N_ERM_LRA: 1 = LRA.
+    public var isLRA: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    /// FB_BRAKE_FACTOR, 0...7 (7 = braking off).
+    public var brakeFactor: UInt8 { get { field(4...6) } set { setField(4...6, newValue) } }
+    /// LOOP_GAIN, 0...3.
+    public var loopGain: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    /// BEMF_GAIN, 0...3; written by auto-calibration.
+    public var backEMFGain: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+}
+
+/// CONTROL1 (0x1B).
+public struct Control1Register: RegisterValue {
+    public static let register = Register.control1
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public var startupBoost: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    public var acCouple: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    /// DRIVE_TIME, 0...31.
+    public var driveTime: UInt8 { get { field(0...4) } set { setField(0...4, newValue) } }
+}
+
+/// CONTROL2 (0x1C).
+public struct Control2Register: RegisterValue {
+    public static let register = Register.control2
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public var bidirectionalInput: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    public var brakeStabilizer: Bool { get { flag(6) } set { setFlag(6, newValue) } }
+    /// SAMPLE_TIME, 0...3 (150, 200, 250, 300 µs).
+    public var sampleTime: UInt8 { get { field(4...5) } set { setField(4...5, newValue) } }
+    /// BLANKING_TIME[1:0].
+    public var blankingTimeLow: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    /// IDISS_TIME[1:0].
+    public var idissTimeLow: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+}
+
+/// CONTROL3 (0x1D).
+public struct Control3Register: RegisterValue {
+    public static let register = Register.control3
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public var noiseGateThreshold: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    public var ermOpenLoop: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    public var supplyCompensationDisabled: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    /// DATA_FORMAT_RTP: 1 = unsigned.
+    public var unsignedRTP: Bool { get { flag(3) } set { setFlag(3, newValue) } }
+    public var lraDriveTwicePerCycle: Bool { get { flag(2) } set { setFlag(2, newValue) } }
+    public var analogInput: Bool { get { flag(1) } set { setFlag(1, newValue) } }
+    public var lraOpenLoop: Bool { get { flag(0) } set { setFlag(0, newValue) } }
+}
+
+/// CONTROL4 (0x1E).
+public struct Control4Register: RegisterValue {
+    public static let register = Register.control4
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// ZC_DET_TIME (L parts).
+    public var zeroCrossingTime: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    /// AUTO_CAL_TIME, 0...3 (150–350, 250–450, 500–700, 1000–1200 ms).
+    public var autoCalibrationTime: UInt8 { get { field(4...5) } set { setField(4...5, newValue) } }
+    /// OTP_STATUS, read-only: 1 = OTP has been burnt.
+    public var otpProgrammed: Bool { flag(2) }
+    /// OTP_PROGRAM: burns 0x16–0x1A. Irreversible.
+    public var otpProgram: Bool { get { flag(0) } set { setFlag(0, newValue) } }
+}
+
+/// CONTROL5 (0x1F, DRV2605L/DRV2604L).
+public struct Control5Register: RegisterValue {
+    public static let register = Register.control5
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public var autoOpenLoopAttempts: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    public var lraAutoOpenLoop: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    /// PLAYBACK_INTERVAL: 1 = 1 ms, 0 = 5 ms.
+    public var oneMillisecondInterval: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    public var blankingTimeHigh: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    public var idissTimeHigh: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+}
