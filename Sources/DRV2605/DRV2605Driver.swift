@@ -16,6 +16,9 @@ public final class DRV2605Driver<Bus: I2CBus> {
         public var wakeDelay: Duration = .milliseconds(1)
         /// How long a DEV_RESET may take before start-up gives up. The datasheet gives no figure.
         public var resetDeadline: Duration = .milliseconds(500)
+        /// When to look at DEV_RESET first (the datasheet gives no reset time; Zephyr waits 100 ms,
+        /// mynewt polls every 5 ms). Polling continues until `resetDeadline`.
+        public var resetFirstPoll: Duration = .milliseconds(2)
         /// Between polls of GO and of DEV_RESET.
         public var pollInterval: Duration = .milliseconds(5)
         /// Added to a sequence's estimated length to make its completion deadline.
@@ -118,7 +121,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
         try write(.mode, ModeRegister(mode: .internalTrigger, reset: true).rawValue)
         let deadline = clock.now.advanced(by: options.resetDeadline)
         var lastError: I2CError?
-        clock.sleep(for: .milliseconds(1))
+        clock.sleep(for: options.resetFirstPoll)
         while true {
             do {
                 let value = try bus.readRegister(Register.mode.rawValue, at: address)
@@ -343,9 +346,11 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// Leaves real-time playback: MODE back to internal trigger and RTP_INPUT zero, in one burst;
     /// the chip stays awake (`standby: true` puts it straight into standby in the same write).
     public func endRealTimePlayback(standby: Bool = false) throws(DRV2605Error) {
-        try writeBurst(.mode, [ModeRegister(mode: .internalTrigger, standby: standby).rawValue, realTimeEncoding.byte(for: 0)])
+        // RTP_INPUT is zeroed while the chip is still awake (writes may be ignored in standby), so
+        // the next real-time session never starts from a stale value.
+        try writeBurst(.mode, [ModeRegister(mode: .internalTrigger).rawValue, realTimeEncoding.byte(for: 0)])
         mode = .internalTrigger
-        noteStandby(standby)
+        if standby { try enterStandby() }
     }
 
     // MARK: - Calibration and diagnostics

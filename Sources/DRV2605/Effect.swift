@@ -35,6 +35,8 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable,
         if let number = Int(trimmed) { return Effect(number) }
         let needle = trimmed.lowercased()
         if let exact = all.first(where: { $0.name.lowercased() == needle }) { return exact }
+        let prefixed = all.filter { $0.name.lowercased().hasPrefix(needle) }
+        if prefixed.count == 1 { return prefixed[0] }
         let matches = all.filter { $0.name.lowercased().contains(needle) }
         return matches.count == 1 ? matches[0] : nil
     }
@@ -86,8 +88,9 @@ public struct EffectProfile: Sendable, Hashable {
     public var family: Family
     /// Peak strength, 0...1, from the percentage in the name.
     public var strength: Double
-    /// For ramps: the strength at the start (ramps run from `startStrength` to `strength` or back).
+    /// For ramps: the strength at the start and at the end; for other families both equal `strength`.
     public var startStrength: Double
+    public var endStrength: Double
     /// Sharp ramps and clicks have a kick and a brake; smooth ones do not.
     public var isSharp: Bool
     public var estimatedDuration: Duration
@@ -104,6 +107,7 @@ public struct EffectProfile: Sendable, Hashable {
         }
         strength = min(1, percent / 100)
         startStrength = min(1, start / 100)
+        endStrength = strength
         isSharp = !lower.contains("smooth") && !lower.contains("soft")
         let length: Int
         if lower.contains("ramp") {
@@ -111,6 +115,7 @@ public struct EffectProfile: Sendable, Hashable {
             // For ramps, `strength` is the peak and `startStrength` where it starts.
             strength = max(start, percent) / 100
             startStrength = start / 100
+            endStrength = percent / 100
             length = lower.contains("long") ? 800 : lower.contains("medium") ? 450 : 200
         } else if number == 15 {
             family = .alert; length = 750

@@ -1,0 +1,112 @@
+import HardwareAccess
+
+/// What the simulated actuator was driven with over time: a step function of drive level
+/// (−1...1 of full scale; negative is braking or reversed phase).
+///
+/// Tests assert on it — energy delivered, onset, how long the motor ran — because that is what
+/// a user feels, whatever bytes produced it.
+public struct ActuatorRecord: Sendable, Equatable {
+    public struct Sample: Sendable, Equatable {
+        public var time: ClockInstant
+        public var level: Double
+    }
+    /// Level changes in time order; the level holds until the next sample.
+    public private(set) var samples: [Sample] = []
+
+    public init() {}
+
+    /// The level at `time`.
+    public func level(at time: ClockInstant) -> Double {
+        var low = 0, high = samples.count
+        while low < high {
+            let mid = (low + high) / 2
+            if samples[mid].time <= time { low = mid + 1 } else { high = mid }
+        }
+        return low == 0 ? 0 : samples[low - 1].level
+    }
+
+    /// Adds a level change at `time`, dropping anything planned after it (a cancel or a new command).
+    mutating func set(_ level: Double, at time: ClockInstant) {
+        truncate(after: time)
+        if let last = samples.last, last.level == level { return }
+        if let last = samples.last, last.time == time { samples.removeLast() }
+        if samples.last?.level == level { return }
+        if samples.isEmpty && level == 0 { return }
+        samples.append(Sample(time: time, level: level))
+    }
+
+    /// Plans future samples (a ROM sequence). They stay unless a later command truncates them.
+    mutating func plan(_ planned: [Sample]) {
+        for sample in planned { set(sample.level, at: sample.time) }
+    }
+
+    /// Forgets the planned part after `time` and holds the level at `time` from there.
+    mutating func truncate(after time: ClockInstant) {
+        guard let index = samples.firstIndex(where: { $0.time > time }) else { return }
+        samples.removeSubrange(index...)
+    }
+
+    public mutating func clear() { samples.removeAll() }
+
+    /// ∫ level² dt over the window, in full-scale² × seconds: the energy delivered.
+    public func energy(from start: ClockInstant = .zero, to end: ClockInstant) -> Double {
+        integrate(from: start, to: end) { $0 * $0 }
+    }
+
+    /// Time with the drive non-zero within the window.
+    public func activeSeconds(from start: ClockInstant = .zero, to end: ClockInstant) -> Double {
+        integrate(from: start, to: end) { $0 == 0 ? 0 : 1 }
+    }
+
+    /// The largest |level| in the window.
+    public func peak(from start: ClockInstant = .zero, to end: ClockInstant) -> Double {
+        var best = abs(level(at: start))
+        for sample in samples where sample.time >= start && sample.time < end { best = max(best, abs(sample.level)) }
+        return best
+    }
+
+    /// Seconds from the first non-zero drive to reaching `fraction` of the window's peak: how
+    /// gently the feedback starts.
+    public func onsetSeconds(from start: ClockInstant = .zero, to end: ClockInstant, fraction: Double = 0.9) -> Double? {
+        let top = peak(from: start, to: end)
+        guard top > 0 else { return nil }
+        var first: ClockInstant?
+        for sample in samples where sample.time >= start && sample.time < end {
+            if first == nil, sample.level != 0 { first = sample.time }
+            if let first, abs(sample.level) >= fraction * top { return sample.time.duration(since: first).secondsDouble }
+        }
+        return nil
+    }
+
+    /// When the drive last became zero (the actuator stopped), if it is zero at the end.
+    public var lastStop: ClockInstant? {
+        guard let last = samples.last, last.level == 0 else { return nil }
+        return last.time
+    }
+
+    /// Start and end of each stretch of non-zero drive.
+    public func bursts(from start: ClockInstant = .zero, to end: ClockInstant) -> [(start: ClockInstant, end: ClockInstant)] {
+        var result: [(ClockInstant, ClockInstant)] = []
+        var open: ClockInstant? = level(at: start) != 0 ? start : nil
+        for sample in samples where sample.time > start && sample.time < end {
+            if sample.level != 0, open == nil { open = sample.time }
+            if sample.level == 0, let began = open { result.append((began, sample.time)); open = nil }
+        }
+        if let began = open { result.append((began, end)) }
+        return result
+    }
+
+    private func integrate(from start: ClockInstant, to end: ClockInstant, _ weight: (Double) -> Double) -> Double {
+        guard end > start else { return 0 }
+        var total = 0.0
+        var cursor = start
+        var current = level(at: start)
+        for sample in samples where sample.time > start && sample.time < end {
+            total += weight(current) * sample.time.duration(since: cursor).secondsDouble
+            cursor = sample.time
+            current = sample.level
+        }
+        total += weight(current) * end.duration(since: cursor).secondsDouble
+        return total
+    }
+}

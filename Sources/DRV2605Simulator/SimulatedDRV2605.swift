@@ -1,0 +1,437 @@
+import DRV2605
+import HardwareAccess
+
+/// A register-accurate DRV2605 family chip on a virtual (or real) clock, as an `I2CBus`.
+///
+/// It models the chip from the register map up, not the driver's expectations: reset defaults
+/// per part, read-only and clear-on-read bits, auto-increment bursts, self-clearing GO and
+/// DEV_RESET, GO held for the effects and waits, standby, EN, IN/TRIG, real-time playback,
+/// auto-calibration and diagnostics from an actuator model, and injected faults. It records every
+/// transaction with its time and what the actuator was driven with. Time is evaluated lazily:
+/// each transaction first brings the chip up to `clock.now`.
+public final class SimulatedDRV2605: I2CBus {
+    /// Behaviours the reference marks as unconfirmed, and timings it does not give.
+    public struct Options: Sendable {
+        public var part: Part = .drv2605L
+        public var address: I2CAddress = .drv2605
+        /// TI e2e 295607: "many register writes are ignored while in standby". UNCONFIRMED; on by
+        /// default so that drivers are tested against the stricter chip. MODE is always written.
+        public var ignoresWritesInStandby = true
+        /// A GO within this time of leaving standby starts playback only when it has passed.
+        public var wakeDelay: Duration = .milliseconds(1)
+        /// How long DEV_RESET takes (the datasheet gives no figure).
+        public var resetDuration: Duration = .milliseconds(1)
+        /// Whether the chip NACKs while it resets (drivers must tolerate it).
+        public var nacksDuringReset = true
+        /// Whether registers survive EN low. UNCONFIRMED; `false` resets them on EN high.
+        public var registersSurviveShutdown = true
+        /// The diagnostic routine's length (not given by the datasheet).
+        public var diagnosticsDuration: Duration = .milliseconds(100)
+        /// Calibration length for AUTO_CAL_TIME 0...3, inside the datasheet's ranges.
+        public var calibrationDurations: [Duration] = [.milliseconds(250), .milliseconds(350), .milliseconds(600), .milliseconds(1100)]
+        /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
+        public var oneMillisecondIntervalShortensEffects = true
+        public init() {}
+    }
+
+    /// A fault to inject into one transaction.
+    public enum InjectedFault: Sendable, Equatable {
+        /// The transaction fails with this kind (NACK, EIO, …) and has no effect.
+        case fail(I2CError.Kind)
+    }
+
+    public let clock: any HapticClock
+    public var options: Options
+    public var actuator: SimulatedActuator
+
+    /// Registers 0x00–0x22.
+    public private(set) var registers: [UInt8]
+    /// Every transaction, with its time and outcome.
+    public private(set) var trace: [BusTransaction] = []
+    /// Keep the trace (on by default; benchmarks turn it off).
+    public var keepsTrace = true
+    /// What the actuator was driven with.
+    public private(set) var output = ActuatorRecord()
+    /// Transactions seen so far (the index the next one will have).
+    public private(set) var transactionCount = 0
+    /// Whether OTP was burnt.
+    public private(set) var otpProgrammed = false
+
+    // Fault injection.
+    private var faultsByIndex: [Int: InjectedFault] = [:]
+    /// GO never clears (a stuck chip).
+    public var goStuck = false
+    /// The chip is gone from the bus: every transaction NACKs.
+    public var disconnected = false
+    /// Calibration reports failure even with a good actuator.
+    public var calibrationFails = false
+
+    // Pins.
+    public private(set) var enablePin = true
+    public private(set) var triggerPin = false
+
+    // Internal state.
+    private enum Activity {
+        case idle
+        case sequence(end: ClockInstant)
+        case routine(OperatingMode, end: ClockInstant)
+    }
+    private var activity: Activity = .idle
+    private var resetUntil: ClockInstant?
+    private var readyAt: ClockInstant = .zero
+
+    public init(clock: any HapticClock, actuator: SimulatedActuator = .typicalLRA, options: Options = Options()) {
+        self.clock = clock
+        self.actuator = actuator
+        self.options = options
+        registers = options.part.resetValues
+    }
+
+    // MARK: - Test and fault controls
+
+    /// Makes transaction number `index` (counting from 0 since creation) fail.
+    public func injectFault(_ fault: InjectedFault, atTransaction index: Int) { faultsByIndex[index] = fault }
+    /// Makes the next transaction fail.
+    public func injectFaultOnNextTransaction(_ fault: InjectedFault) { faultsByIndex[transactionCount] = fault }
+    public func clearFaults() { faultsByIndex.removeAll() }
+    /// Latches OC_DETECT and stops the output, as the chip does on a short.
+    public func raiseOverCurrent() { latchFault(bit: 0) }
+    /// Latches OVER_TEMP and stops the output.
+    public func raiseOverTemperature() { latchFault(bit: 1) }
+    /// Resets the chip now (a brown-out): every register back to its default, output stopped.
+    public func resetNow() {
+        advance()
+        completeReset(at: clock.now)
+    }
+    public func clearTrace() { trace.removeAll(keepingCapacity: true) }
+    public func clearOutput() { output.clear() }
+
+    /// The EN pin. Low stops the output; with `registersSurviveShutdown` off, high resets them.
+    public func setEnablePin(_ high: Bool) {
+        advance()
+        let now = clock.now
+        if enablePin && !high { stopOutput(at: now) }
+        if !enablePin && high && !options.registersSurviveShutdown { registers = options.part.resetValues }
+        enablePin = high
+    }
+
+    /// The IN/TRIG pin: in edge mode a rising edge starts (or, while GO is set, cancels) the
+    /// sequence; in level mode GO follows the pin.
+    public func setTriggerPin(_ high: Bool) {
+        advance()
+        let rising = high && !triggerPin
+        let falling = !high && triggerPin
+        triggerPin = high
+        let mode = ModeRegister(rawValue: registers[0x01])
+        switch mode.mode {
+        case .externalEdgeTrigger where rising:
+            if goSet { cancel(at: clock.now) } else { startGo(at: clock.now) }
+        case .externalLevelTrigger:
+            if rising && !goSet { startGo(at: clock.now) }
+            if falling && goSet { cancel(at: clock.now) }
+        default: break
+        }
+    }
+
+    /// An EN line wired to this chip (starts low: the chip is off until the driver raises it).
+    public func makeEnableLine() -> SimulatedPinLine {
+        enablePin = false
+        return SimulatedPinLine(name: "simulated EN", clock: clock) { [unowned self] in self.setEnablePin($0) }
+    }
+
+    /// An IN/TRIG line wired to this chip.
+    public func makeTriggerLine() -> SimulatedPinLine {
+        SimulatedPinLine(name: "simulated IN/TRIG", clock: clock) { [unowned self] in self.setTriggerPin($0) }
+    }
+
+    /// Brings the chip's state up to `clock.now` (done before every transaction).
+    public func advance() {
+        let now = clock.now
+        if let until = resetUntil, now >= until {
+            resetUntil = nil
+            completeReset(at: until)
+        }
+        switch activity {
+        case .idle: break
+        case let .sequence(end):
+            if now >= end && !goStuck { finishGo(at: end) }
+        case let .routine(kind, end):
+            if now >= end && !goStuck { finishRoutine(kind, at: end) }
+        }
+    }
+
+    // MARK: - I2CBus
+
+    public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+        advance()
+        let now = clock.now
+        let index = transactionCount
+        transactionCount += 1
+        if let error = transactionError(index: index, address: address, operation: "write to \(address)") {
+            record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: error.kind))
+            throw error
+        }
+        record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: nil))
+        guard let start = bytes.first else { return }
+        for (offset, value) in bytes.dropFirst().enumerated() {
+            let register = Int(start) + offset
+            guard register <= Int(Register.last) else { break }
+            writeRegister(UInt8(register), value, at: now)
+        }
+    }
+
+    public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
+        advance()
+        let now = clock.now
+        let index = transactionCount
+        transactionCount += 1
+        if let error = transactionError(index: index, address: address, operation: "read from \(address)") {
+            record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: [], error: error.kind))
+            throw error
+        }
+        let start = Int(bytes.last ?? 0)
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        for offset in 0..<count {
+            let register = start + offset
+            result.append(register <= Int(Register.last) ? registers[register] : 0)
+            if register == 0 { registers[0] &= 0xF0 } // DIAG_RESULT, FB_STS, OVER_TEMP, OC_DETECT clear on read.
+        }
+        record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: nil))
+        return result
+    }
+
+    // MARK: - Register semantics
+
+    private var goSet: Bool { registers[0x0C] & 1 != 0 }
+    private var standby: Bool { ModeRegister(rawValue: registers[0x01]).standby }
+    private var encoding: RealTimeEncoding {
+        let control3 = Control3Register(rawValue: registers[0x1D])
+        let control2 = Control2Register(rawValue: registers[0x1C])
+        let isLRA = FeedbackControlRegister(rawValue: registers[0x1A]).isLRA
+        return RealTimeEncoding(unsigned: control3.unsignedRTP, openLoop: isLRA ? control3.lraOpenLoop : control3.ermOpenLoop,
+                                bidirectional: control2.bidirectionalInput)
+    }
+
+    private func writeRegister(_ register: UInt8, _ value: UInt8, at now: ClockInstant) {
+        if register != 0x01 && options.ignoresWritesInStandby && standby { return }
+        switch register {
+        case 0x00, 0x21, 0x22:
+            return // read-only
+        case 0x01:
+            writeMode(ModeRegister(rawValue: value), at: now)
+        case 0x02:
+            registers[0x02] = value
+            refreshRealTimeOutput(at: now)
+        case 0x0C:
+            if value & 1 != 0 {
+                if !goSet { startGo(at: now) }
+            } else if goSet {
+                cancel(at: now)
+            }
+        case 0x1E:
+            let otpStatus = registers[0x1E] & 0x04
+            registers[0x1E] = (value & ~0x05) | otpStatus
+            if value & 1 != 0 {
+                otpProgrammed = true
+                registers[0x1E] |= 0x04
+            }
+        default:
+            registers[Int(register)] = value
+        }
+    }
+
+    private func writeMode(_ mode: ModeRegister, at now: ClockInstant) {
+        let old = ModeRegister(rawValue: registers[0x01])
+        if mode.deviceReset {
+            stopOutput(at: now)
+            registers[0x01] = mode.rawValue
+            resetUntil = now.advanced(by: options.resetDuration)
+            return
+        }
+        registers[0x01] = mode.rawValue
+        if old.standby && !mode.standby { readyAt = now.advanced(by: options.wakeDelay) }
+        if mode.standby || mode.mode != old.mode {
+            if goSet { cancel(at: now) }
+        }
+        refreshRealTimeOutput(at: now)
+    }
+
+    private func refreshRealTimeOutput(at now: ClockInstant) {
+        let mode = ModeRegister(rawValue: registers[0x01])
+        guard mode.mode == .realTimePlayback, !mode.standby, enablePin, actuator.connected else {
+            if case .idle = activity { output.set(0, at: now) }
+            return
+        }
+        output.set(encoding.amplitude(for: registers[0x02]), at: max(now, readyAt))
+        registers[0x21] = vbatReading
+    }
+
+    private var vbatReading: UInt8 { UInt8(max(0, min(255, (actuator.supplyVolts * 255 / 5.6).rounded()))) }
+
+    private func startGo(at now: ClockInstant) {
+        guard enablePin, !standby else { return }
+        let mode = ModeRegister(rawValue: registers[0x01]).mode
+        let start = max(now, readyAt)
+        registers[0x0C] |= 1
+        switch mode {
+        case .diagnostics:
+            activity = .routine(.diagnostics, end: start.advanced(by: options.diagnosticsDuration))
+            if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 0.3), .init(time: start.advanced(by: options.diagnosticsDuration), level: 0)]) }
+        case .autoCalibration:
+            let length = options.calibrationDurations[Int(Control4Register(rawValue: registers[0x1E]).autoCalibrationTime & 3)]
+            activity = .routine(.autoCalibration, end: start.advanced(by: length))
+            if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 1), .init(time: start.advanced(by: length), level: 0)]) }
+        case .realTimePlayback, .pwmOrAnalogInput, .audioToVibe:
+            registers[0x0C] &= ~1 // GO has no meaning here
+        case .internalTrigger, .externalEdgeTrigger, .externalLevelTrigger:
+            playSequence(from: start)
+        }
+    }
+
+    private func playSequence(from start: ClockInstant) {
+        let library = LibrarySelectionRegister(rawValue: registers[0x03]).library
+        let fast = options.oneMillisecondIntervalShortensEffects && options.part.isLowVoltage
+            && Control5Register(rawValue: registers[0x1F]).oneMillisecondInterval
+        let tick: Duration = fast ? .milliseconds(1) : .milliseconds(5)
+        var time = start
+        var planned: [ActuatorRecord.Sample] = []
+        for slot in 0x04...0x0B {
+            let byte = registers[slot]
+            if byte == 0 { break }
+            if byte & 0x80 != 0 {
+                planned.append(.init(time: time, level: 0))
+                time = time.advanced(by: .milliseconds(Int(byte & 0x7F) * 10))
+                continue
+            }
+            guard let effect = Effect(rawValue: byte) else {
+                continue // 124-127: nothing in ROM
+            }
+            var duration = effect.estimatedDuration
+            if fast { duration = duration / 5 }
+            let audible = options.part.hasROMLibrary && library != .empty && actuator.connected && !actuator.shorted
+            let levels = EffectEnvelope.levels(for: effect, duration: duration, tick: tick)
+            for (index, level) in levels.enumerated() {
+                planned.append(.init(time: time.advanced(by: tick * index), level: audible ? level : 0))
+            }
+            time = time.advanced(by: duration)
+        }
+        planned.append(.init(time: time, level: 0))
+        output.plan(planned)
+        activity = .sequence(end: time)
+        if actuator.shorted { latchFault(bit: 0) }
+        registers[0x21] = vbatReading
+        if actuator.type == .lra { registers[0x22] = periodField }
+    }
+
+    private var periodField: UInt8 { UInt8(max(1, min(255, ActuatorEquations.lraPeriodField(hz: actuator.resonantHz).rounded()))) }
+
+    private func finishGo(at time: ClockInstant) {
+        registers[0x0C] &= ~1
+        activity = .idle
+    }
+
+    private func cancel(at now: ClockInstant) {
+        registers[0x0C] &= ~1
+        activity = .idle
+        output.set(0, at: now)
+    }
+
+    private func stopOutput(at now: ClockInstant) {
+        registers[0x0C] &= ~1
+        activity = .idle
+        output.set(0, at: now)
+    }
+
+    private func finishRoutine(_ kind: OperatingMode, at time: ClockInstant) {
+        registers[0x0C] &= ~1
+        activity = .idle
+        let healthy = actuator.connected && !actuator.shorted
+        var status = registers[0x00] & 0xF7
+        if actuator.shorted { status |= 0x01 }
+        if kind == .autoCalibration {
+            let converges = healthy && !calibrationFails && actuator.type == (FeedbackControlRegister(rawValue: registers[0x1A]).isLRA ? .lra : .erm)
+            if converges {
+                // Deterministic, plausible results derived from the actuator and the inputs.
+                let rated = Double(registers[0x16])
+                registers[0x18] = UInt8(max(1, min(255, (8 + rated / 40).rounded())))
+                registers[0x19] = UInt8(max(1, min(255, (96 + rated / 4).rounded())))
+                var feedback = FeedbackControlRegister(rawValue: registers[0x1A])
+                feedback.backEMFGain = actuator.type == .lra ? 2 : 1
+                registers[0x1A] = feedback.rawValue
+                if actuator.type == .lra {
+                    registers[0x20] = min(127, periodField)
+                    registers[0x22] = periodField
+                }
+            } else {
+                status |= 0x08
+            }
+        } else {
+            if !healthy { status |= 0x08 }
+        }
+        registers[0x00] = status
+    }
+
+    private func completeReset(at time: ClockInstant) {
+        stopOutput(at: time)
+        let flags = registers[0x00] & 0x03
+        registers = options.part.resetValues
+        registers[0x00] |= flags
+        if otpProgrammed { registers[0x1E] |= 0x04 }
+        resetUntil = nil
+    }
+
+    private func latchFault(bit: Int) {
+        advance()
+        registers[0x00] |= UInt8(1 << bit)
+        stopOutput(at: clock.now)
+    }
+
+    private func transactionError(index: Int, address: I2CAddress, operation: String) -> I2CError? {
+        if let fault = faultsByIndex.removeValue(forKey: index), case let .fail(kind) = fault {
+            return I2CError(kind, errno: nil, operation: operation, address: address, detail: "injected fault at transaction \(index)")
+        }
+        if disconnected || address != options.address {
+            return I2CError(.noAcknowledge, operation: operation, address: address, detail: "no simulated device at \(address)")
+        }
+        if resetUntil != nil && options.nacksDuringReset {
+            return I2CError(.noAcknowledge, operation: operation, address: address, detail: "the chip is resetting")
+        }
+        return nil
+    }
+
+    private func record(_ transaction: BusTransaction) {
+        if keepsTrace { trace.append(transaction) }
+    }
+}
+
+/// A GPIO output wired to a simulated chip's pin; it records what it was driven to.
+public final class SimulatedPinLine: GPIOOutputLine {
+    public let name: String
+    public private(set) var history: [(time: ClockInstant, high: Bool)] = []
+    public private(set) var released = false
+    private let clock: any HapticClock
+    private let onChange: (Bool) -> Void
+    /// Makes the next `set` fail with this kind.
+    public var failNextSet: GPIOError.Kind?
+
+    init(name: String, clock: any HapticClock, onChange: @escaping (Bool) -> Void) {
+        self.name = name
+        self.clock = clock
+        self.onChange = onChange
+    }
+
+    public var level: Bool? { history.last?.high }
+
+    public func set(_ high: Bool) throws(GPIOError) {
+        if let kind = failNextSet {
+            failNextSet = nil
+            throw GPIOError(kind, line: name, detail: "injected by the simulator")
+        }
+        guard !released else { throw GPIOError(.notRequested, line: name) }
+        history.append((clock.now, high))
+        onChange(high)
+    }
+
+    public func release() { released = true }
+}

@@ -1,0 +1,359 @@
+import DRV2605
+import DRV2605Simulator
+import HardwareAccess
+import HardwareAccessTesting
+import Testing
+
+/// A driver on a simulated DRV2605L behind a counting bus, on a virtual clock.
+struct Rig {
+    let clock = VirtualClock()
+    let chip: SimulatedDRV2605
+    let bus: MonitoredBus<SimulatedDRV2605>
+    let driver: DRV2605Driver<MonitoredBus<SimulatedDRV2605>>
+    let enable: SimulatedPinLine?
+    let trigger: SimulatedPinLine?
+
+    init(actuator: SimulatedActuator = .typicalLRA, part: Part = .drv2605L, enable: Bool = false, trigger: Bool = false,
+         configuration: DRV2605Configuration? = nil, options: DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options = .init()) {
+        var simulatorOptions = SimulatedDRV2605.Options()
+        simulatorOptions.part = part
+        chip = SimulatedDRV2605(clock: clock, actuator: actuator, options: simulatorOptions)
+        bus = MonitoredBus(chip, clock: clock)
+        bus.keepsLog = true
+        self.enable = enable ? chip.makeEnableLine() : nil
+        self.trigger = trigger ? chip.makeTriggerLine() : nil
+        let defaultConfiguration = (try? DRV2605Configuration(actuator.type == .lra
+            ? .lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175) : .erm(ratedVolts: 3.0, maximumVolts: 3.6)))
+            ?? DRV2605Configuration(actuator: actuator.type)
+        driver = DRV2605Driver(bus: bus, configuration: configuration ?? defaultConfiguration,
+                               enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
+    }
+
+    func transactions(during body: () throws -> Void) rethrows -> [BusTransaction] {
+        bus.clearLog()
+        try body()
+        return bus.log
+    }
+}
+
+@Suite struct DriverStartupTests {
+    @Test func startupIsFiveTransactionsAndEndsInStandby() throws {
+        let rig = Rig()
+        var part: Part?
+        let log = try rig.transactions { part = try rig.driver.start() }
+        #expect(part == .drv2605L)
+        #expect(log.count == 5)
+        #expect(log[0].written == [0x00] && log[0].kind == .writeRead)
+        #expect(log[1].written == [0x01, 0x80])
+        #expect(log[2].written == [0x01] && log[2].kind == .writeRead)
+        #expect(log[3].written.prefix(2) == [0x01, 0x00])
+        #expect(log[3].written.count == 1 + 0x20)
+        #expect(log[4].written == [0x01, 0x40])
+        // The chip holds the configuration, although it ignores writes in standby.
+        #expect(rig.chip.registers[0x03] == 6)
+        #expect(rig.chip.registers[0x16] == 0x53)
+        #expect(rig.chip.registers[0x1A] & 0x80 != 0)
+        #expect(rig.chip.registers[0x01] == 0x40)
+        #expect(rig.driver.power == .standby)
+    }
+
+    @Test func startupBytesPinnedWithTheExpectationMock() throws {
+        let clock = VirtualClock()
+        let configuration = DRV2605Configuration(actuator: .erm, library: .ermB)
+        let image = configuration.registerImage(for: .drv2605L, slots: [])
+        let mock = ExpectationBus([
+            .writeRead(.drv2605, [0x00], response: [0xE0]),
+            .write(.drv2605, [0x01, 0x80]),
+            .writeRead(.drv2605, [0x01], response: [0x80], fail: .noAcknowledge),
+            .writeRead(.drv2605, [0x01], response: [0x40]),
+            .write(.drv2605, [0x01, 0x00] + image),
+            .write(.drv2605, [0x01, 0x40]),
+        ])
+        let driver = DRV2605Driver(bus: mock, configuration: configuration, clock: clock)
+        try driver.start()
+        #expect(mock.verify().isEmpty)
+    }
+
+    @Test func unknownDeviceIsRejectedWithTheIDRead() {
+        let clock = VirtualClock()
+        let mock = ExpectationBus([.writeRead(.drv2605, [0x00], response: [0xA0])])
+        let driver = DRV2605Driver(bus: mock, configuration: DRV2605Configuration(actuator: .lra), clock: clock)
+        #expect(throws: DRV2605Error.unknownDevice(id: 5, status: 0xA0)) { try driver.start() }
+    }
+
+    @Test func libraryThatDoesNotFitIsRejectedBeforeAnyWrite() {
+        let rig = Rig(configuration: DRV2605Configuration(actuator: .lra, library: .ermB))
+        #expect(throws: DRV2605Error.self) { try rig.driver.start() }
+        #expect(rig.bus.log.count == 1) // only the STATUS read
+    }
+
+    @Test func noDeviceAnsweringIsANoAcknowledge() {
+        let rig = Rig()
+        rig.chip.disconnected = true
+        do {
+            try rig.driver.start()
+            Issue.record("expected failure")
+        } catch {
+            #expect(error.busErrorKind == .noAcknowledge)
+        }
+    }
+
+    @Test func resetThatNeverFinishesTimesOut() {
+        let rig = Rig()
+        var options = SimulatedDRV2605.Options()
+        options.resetDuration = .seconds(10)
+        rig.chip.options = options
+        #expect {
+            try rig.driver.start()
+        } throws: { error in
+            if case .timeout = error as? DRV2605Error { return true }
+            return false
+        }
+        #expect(rig.clock.now < ClockInstant(nanoseconds: 1_000_000_000))
+    }
+
+    @Test func enableLineIsRaisedBeforeTheFirstTransaction() throws {
+        let rig = Rig(enable: true)
+        try rig.driver.start()
+        let raised = try #require(rig.enable?.history.first)
+        #expect(raised.high)
+        let firstTransaction = try #require(rig.bus.log.first)
+        #expect(firstTransaction.time.duration(since: raised.time) >= .microseconds(250))
+    }
+}
+
+@Suite struct DriverPlaybackTests {
+    @Test func preparedTriggerIsOneThreeByteWrite() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        try rig.driver.prepare(WaveformSequence(.strongClick100))
+        rig.clock.advance(by: .milliseconds(2))
+        let log = try rig.transactions { try rig.driver.trigger() }
+        #expect(log.map(\.written) == [[0x0C, 0x01]])
+        #expect(log.map(\.wireBytes) == [3])
+        #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1.0)
+    }
+
+    @Test func triggerFromStandbyIsTwoTransactionsAndWaitsForWake() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        let start = rig.clock.now
+        let log = try rig.transactions { try rig.driver.play(WaveformSequence(.sharpClick100)) }
+        #expect(log.count == 2)
+        #expect(log[0].written == [0x01, 0x00, 0x00, 0x06, 4, 0, 0, 0, 0, 0, 0, 0])
+        #expect(log[1].written == [0x0C, 0x01])
+        #expect(log[1].time.duration(since: start) >= .milliseconds(1))
+        #expect(rig.driver.power == .ready)
+    }
+
+    @Test func inTrigPinReplacesTheGOWrite() throws {
+        let rig = Rig(trigger: true)
+        try rig.driver.start()
+        try rig.driver.prepare(WaveformSequence(.strongClick100))
+        rig.clock.advance(by: .milliseconds(2))
+        let log = try rig.transactions { try rig.driver.trigger() }
+        #expect(log.isEmpty)
+        #expect(rig.trigger?.history.map(\.high) == [true, false])
+        #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(60))) == 1.0)
+    }
+
+    @Test func sequenceHoldsGOForItsLengthAndWaitsInTenMillisecondSteps() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        let sequence = try WaveformSequence([.effect(.strongClick100), .wait(tenMilliseconds: 10), .effect(.strongClick100)])
+        let start = rig.clock.now
+        try rig.driver.playAndWait(sequence)
+        let bursts = rig.chip.output.bursts(from: start, to: rig.clock.now)
+        #expect(bursts.count >= 2)
+        // The second click starts 60 ms (click) + 100 ms (wait) after the first (clicks brake, so
+        // each click is one burst of drive).
+        let first = try #require(bursts.first)
+        let second = try #require(bursts.last)
+        #expect(abs(second.start.duration(since: first.start).secondsDouble - 0.160) < 0.0051)
+        #expect(try !rig.driver.isBusy())
+    }
+
+    @Test func stopCancelsAndTheActuatorStops() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        try rig.driver.play(WaveformSequence(.alert1000ms))
+        rig.clock.advance(by: .milliseconds(100))
+        #expect(rig.chip.output.level(at: rig.clock.now) != 0)
+        try rig.driver.stop()
+        let stoppedAt = rig.clock.now
+        rig.clock.advance(by: .seconds(2))
+        #expect(rig.chip.output.level(at: stoppedAt) == 0)
+        #expect(rig.chip.output.energy(from: stoppedAt, to: rig.clock.now) == 0)
+        #expect(try !rig.driver.isBusy())
+    }
+
+    @Test func goStuckGivesADeadlineErrorAndAStop() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        rig.chip.goStuck = true
+        #expect {
+            try rig.driver.playAndWait(WaveformSequence(.strongClick100))
+        } throws: { error in
+            if case .timeout = error as? DRV2605Error { return true }
+            return false
+        }
+        #expect(rig.bus.log.contains { $0.written == [0x0C, 0x00] })
+        #expect(rig.clock.now.seconds < 1)
+    }
+
+    @Test func overCurrentReachesTheCaller() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        try rig.driver.play(WaveformSequence(.strongClick100))
+        rig.chip.raiseOverCurrent()
+        #expect(throws: DRV2605Error.fault(overCurrent: true, overTemperature: false)) {
+            try rig.driver.waitUntilIdle(deadline: rig.clock.now.advanced(by: .seconds(1)))
+        }
+    }
+
+    @Test func chipResetBehindTheDriversBackIsRepaired() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        try rig.driver.wake()
+        rig.chip.resetNow()
+        #expect(rig.chip.registers[0x16] == 0x3E)
+        _ = try rig.driver.snapshot()
+        #expect(rig.driver.resetsDetected == 1)
+        #expect(rig.chip.registers[0x16] == 0x53)
+        #expect(rig.chip.registers[0x03] == 6)
+        try rig.driver.play(WaveformSequence(.strongClick100))
+        #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1.0)
+    }
+
+    @Test func romEffectsOnADRV2604AreUnsupported() throws {
+        let rig = Rig(part: .drv2604L)
+        try rig.driver.start()
+        #expect(throws: DRV2605Error.self) { try rig.driver.play(WaveformSequence(.strongClick100)) }
+    }
+}
+
+@Suite struct DriverPowerAndRealTimeTests {
+    @Test func realTimePlaybackDrivesTheActuatorAndEndsAtZero() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        let log = try rig.transactions {
+            try rig.driver.beginRealTimePlayback()
+            rig.clock.advance(by: .milliseconds(5))
+            try rig.driver.setRealTime(amplitude: 0.5)
+            rig.clock.advance(by: .milliseconds(5))
+            try rig.driver.setRealTime(amplitude: 1.0)
+            rig.clock.advance(by: .milliseconds(5))
+            try rig.driver.endRealTimePlayback(standby: true)
+        }
+        #expect(log.map(\.written) == [[0x01, 0x05, 0x00], [0x02, 0x40], [0x02, 0x7F], [0x01, 0x00, 0x00], [0x01, 0x40]])
+        let output = rig.chip.output
+        let t0 = log[1].time
+        #expect(abs(output.level(at: t0) - 64.0 / 127) < 1e-9)
+        #expect(output.level(at: log[2].time) == 1)
+        #expect(output.level(at: rig.clock.now) == 0)
+        #expect(rig.chip.registers[0x02] == 0 && rig.chip.registers[0x01] == 0x40)
+    }
+
+    @Test func shutdownLowersEnAndWakeRestoresTheConfiguration() throws {
+        let rig = Rig(enable: true)
+        var options = SimulatedDRV2605.Options()
+        options.registersSurviveShutdown = false
+        rig.chip.options = options
+        try rig.driver.start()
+        try rig.driver.shutdown()
+        #expect(rig.enable?.level == false)
+        #expect(rig.driver.power == .shutdown)
+        let log = try rig.transactions { try rig.driver.play(WaveformSequence(.strongClick100)) }
+        #expect(log.count == 2)
+        #expect(rig.chip.registers[0x16] == 0x53)
+        #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1.0)
+    }
+
+    @Test func stopQuietlyFallsBackToEnLowWhenTheBusFails() throws {
+        let rig = Rig(enable: true)
+        try rig.driver.start()
+        try rig.driver.play(WaveformSequence(.alert1000ms))
+        rig.chip.disconnected = true
+        rig.driver.stopQuietly()
+        #expect(rig.enable?.level == false)
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+    }
+}
+
+@Suite struct CalibrationAndDiagnosticsTests {
+    @Test func calibrationReturnsAndAdoptsResults() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        let values = try rig.driver.calibrate()
+        #expect(values.backEMFGain == 2)
+        #expect(values.lraPeriod == 58)
+        #expect(abs((values.resonantHz ?? 0) - 175) < 1)
+        #expect(rig.driver.configuration.calibration == values)
+        #expect(rig.driver.power == .standby)
+        let elapsed = rig.clock.now.seconds
+        #expect(elapsed > 1.0 && elapsed < 1.6) // AUTO_CAL_TIME 3: 1000-1200 ms
+    }
+
+    @Test func calibrationFailureIsReportedNotSaved() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        rig.chip.calibrationFails = true
+        #expect(throws: DRV2605Error.self) { _ = try rig.driver.calibrate() }
+        #expect(rig.driver.configuration.calibration == nil)
+    }
+
+    @Test func diagnosticsVerdicts() throws {
+        let fine = Rig()
+        try fine.driver.start()
+        #expect(try fine.driver.diagnose() == .fine)
+        let open = Rig(actuator: SimulatedActuator(type: .lra, connected: false))
+        try open.driver.start()
+        #expect(try open.driver.diagnose() == .openOrOutOfRange)
+        let shorted = Rig(actuator: SimulatedActuator(type: .lra, shorted: true))
+        try shorted.driver.start()
+        #expect(try shorted.driver.diagnose() == .shorted)
+        let stuck = Rig()
+        try stuck.driver.start()
+        stuck.chip.goStuck = true
+        #expect(try stuck.driver.diagnose() == .timedOut)
+    }
+}
+
+@Suite struct FaultInjectionMatrixTests {
+    /// A NACK or EIO at every transaction of start-up: a typed error, no crash, and the next start succeeds.
+    @Test(arguments: [I2CError.Kind.noAcknowledge, .busError])
+    func startupRecoversFromAFaultAtEveryTransaction(kind: I2CError.Kind) throws {
+        for index in 0..<5 {
+            let rig = Rig()
+            rig.chip.injectFault(.fail(kind), atTransaction: index)
+            var failed = false
+            do { try rig.driver.start() } catch {
+                failed = true
+                #expect(error.busErrorKind == kind || error.busErrorKind == .noAcknowledge)
+            }
+            // Index 2 is the reset poll, which tolerates NACKs and bus errors and polls again.
+            #expect(failed == (index != 2), "fault at transaction \(index)")
+            try rig.driver.start()
+            try rig.driver.playAndWait(WaveformSequence(.strongClick100))
+            #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+        }
+    }
+
+    @Test func playbackFaultLeavesTheActuatorStopped() throws {
+        for index in 0..<3 {
+            let rig = Rig()
+            try rig.driver.start()
+            try rig.driver.play(WaveformSequence(.alert1000ms))
+            rig.clock.advance(by: .milliseconds(50))
+            rig.chip.injectFault(.fail(.busError), atTransaction: rig.chip.transactionCount + index)
+            do {
+                try rig.driver.waitUntilIdle(deadline: rig.clock.now.advanced(by: .seconds(2)))
+            } catch {
+                #expect(error.busErrorKind == .busError)
+            }
+            rig.clock.advance(by: .seconds(2))
+            #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+            try rig.driver.playAndWait(WaveformSequence(.strongClick100))
+        }
+    }
+}
