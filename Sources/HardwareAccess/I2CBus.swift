@@ -76,3 +76,16 @@ public enum I2CWire {
         return clocks / clockHz + Double(transactions) * busFree
     }
 }
+
+/// Any bus behind one concrete type, for code that picks the bus at run time (the CLI chooses
+/// between `/dev/i2c-N` and the simulated chip). One indirect call per transaction.
+public final class AnyI2CBus: I2CBus {
+    public let base: any I2CBus
+    public init(_ base: any I2CBus) { self.base = base }
+    public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+        try base.write(to: address, bytes)
+    }
+    public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
+        try base.writeRead(to: address, bytes, count: count)
+    }
+}

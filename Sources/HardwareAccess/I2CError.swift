@@ -91,7 +91,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         var text = "I2C \(operation)"
-        if let bus { text += " on \(bus)" }
+        if let bus, !operation.contains(bus) { text += " on \(bus)" }
         if let address, !operation.contains(address.description) { text += " (address \(address))" }
         text += " failed: \(kind)"
         if let errno { text += " (\(errno), errno \(errno.rawValue))" }

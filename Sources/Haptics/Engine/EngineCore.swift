@@ -1,0 +1,275 @@
+import DRV2605
+import HardwareAccess
+import Logging
+
+/// The engine's state, only ever touched under its lock: the driver, the power state machine,
+/// policy bookkeeping and the real-time clip being played.
+final class EngineCore {
+    let driver: EngineDriver
+    let bus: MonitoredBus<AnyI2CBus>
+    var mapping: FeedbackMapping
+    var options: HapticEngine.Options
+    let logger: Logger
+    var clock: any HapticClock { driver.clock }
+
+    // Prepared state (Apple's prepare semantics).
+    private var preparedUntil: ClockInstant?
+    private var prepareWindowStart: ClockInstant?
+    private var prepareSuppressed = false
+    private var holders: Set<ObjectIdentifier> = []
+
+    // Playback.
+    private var busyUntil: ClockInstant?
+    private var completionDeadline: ClockInstant?
+    private var clip: (clip: RealTimeClip, start: ClockInstant, next: Int)?
+    private var lastActivity: ClockInstant
+
+    // Policy.
+    private var lastSelection: ClockInstant?
+    private var recentTriggers: [ClockInstant] = []
+
+    // Statistics.
+    private(set) var statistics = HapticEngine.Statistics()
+    private var awakeSince: ClockInstant?
+
+    init(driver: EngineDriver, bus: MonitoredBus<AnyI2CBus>, mapping: FeedbackMapping, options: HapticEngine.Options, logger: Logger) {
+        self.driver = driver
+        self.bus = bus
+        self.mapping = mapping
+        self.options = options
+        self.logger = logger
+        lastActivity = driver.clock.now
+    }
+
+    var isBusy: Bool { busyUntil != nil || clip != nil }
+
+    // MARK: - Requests
+
+    /// Returns true when a real-time clip must be played inline (virtual clock).
+    func play(_ feedback: Feedback) -> Bool {
+        guard let plan = mapping.plan(for: feedback, scale: options.policy.intensityScale) else {
+            drop(feedback.description, "no plan for it in the mapping")
+            return false
+        }
+        return play(plan: plan, label: feedback.description, selection: feedback.kind == .selection)
+    }
+
+    func play(plan: FeedbackPlan, label: String, selection: Bool) -> Bool {
+        let now = clock.now
+        guard options.policy.enabled else {
+            drop(label, "haptics are turned off in the policy (\(HapticsPolicy.defaultPath))")
+            return false
+        }
+        if selection, let last = lastSelection,
+           now.duration(since: last).secondsDouble < options.policy.selectionMinimumIntervalSeconds {
+            drop(label, "coalesced with the selection feedback just before it")
+            return false
+        }
+        recentTriggers.removeAll { now.duration(since: $0) >= .seconds(1) }
+        guard recentTriggers.count < options.policy.maximumFeedbackPerSecond else {
+            drop(label, "rate limit of \(options.policy.maximumFeedbackPerSecond) feedbacks a second reached")
+            return false
+        }
+        // A new feedback preempts the one playing instead of queueing behind it.
+        if isBusy { stopAll(standby: false) }
+        let before = bus.counters
+        do {
+            switch plan {
+            case let .rom(sequence):
+                try driver.play(sequence)
+                noteAwake(true)
+                let start = max(now, clock.now)
+                busyUntil = start.advanced(by: sequence.estimatedDuration)
+                completionDeadline = busyUntil?.advanced(by: options.completionMargin)
+            case let .realTime(realTime):
+                try driver.beginRealTimePlayback()
+                noteAwake(true)
+                clip = (realTime, clock.now, 0)
+                _ = stepClip()
+            }
+        } catch {
+            statistics.lastTrigger = bus.counters - before
+            fail(label, error)
+            return false
+        }
+        statistics.lastTrigger = bus.counters - before
+        statistics.played += 1
+        recentTriggers.append(now)
+        if selection { lastSelection = now }
+        lastActivity = now
+        // A trigger ends the prepared state; prepare() again if more feedback may follow.
+        preparedUntil = nil
+        prepareWindowStart = nil
+        prepareSuppressed = false
+        if case .realTime = plan { return clock.isVirtual }
+        return false
+    }
+
+    func prepare(_ feedback: Feedback, holder: ObjectIdentifier?) {
+        guard options.policy.enabled else { return }
+        let now = clock.now
+        if let holder { holders.insert(holder) }
+        if prepareSuppressed { return }
+        if let start = prepareWindowStart, now.duration(since: start) >= options.prepareCap {
+            // Prepared for too long without a trigger: ignore prepare() until something plays.
+            prepareSuppressed = true
+            preparedUntil = nil
+            logger.debug("haptics: prepare() ignored until the next feedback (prepared for \(options.prepareCap) without one)")
+            return
+        }
+        if prepareWindowStart == nil { prepareWindowStart = now }
+        preparedUntil = now.advanced(by: options.preparedDuration)
+        guard !isBusy else { return }
+        do {
+            if case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale) {
+                try driver.prepare(sequence)
+            } else {
+                try driver.wake()
+            }
+            noteAwake(true)
+        } catch {
+            fail("prepare(\(feedback))", error)
+        }
+        lastActivity = now
+    }
+
+    func release(holder: ObjectIdentifier) {
+        guard holders.remove(holder) != nil, holders.isEmpty else { return }
+        preparedUntil = nil
+        prepareWindowStart = nil
+        _ = tick()
+    }
+
+    func stopAll(standby: Bool) {
+        if clip != nil {
+            clip = nil
+            try? driver.endRealTimePlayback(standby: false)
+        }
+        if busyUntil != nil {
+            busyUntil = nil
+            completionDeadline = nil
+            do { try driver.stop() } catch { driver.stopQuietly() }
+        }
+        if standby {
+            preparedUntil = nil
+            prepareWindowStart = nil
+            if driver.power == .ready {
+                do { try driver.enterStandby() } catch { driver.stopQuietly() }
+            }
+            noteAwake(driver.power == .ready)
+        }
+    }
+
+    // MARK: - Timers
+
+    /// Advances the real-time clip: writes every sample due, returns the next sample's time.
+    func stepClip() -> ClockInstant? {
+        guard let current = clip else { return nil }
+        let now = clock.now
+        var index = current.next
+        let tick = current.clip.tick
+        while index < current.clip.levels.count, current.start.advanced(by: tick * index) <= now {
+            index += 1
+        }
+        if index > current.next {
+            do {
+                try driver.setRealTime(amplitude: current.clip.levels[index - 1])
+            } catch {
+                clip = nil
+                fail("real-time clip", error)
+                return nil
+            }
+        }
+        if index >= current.clip.levels.count {
+            let end = current.start.advanced(by: tick * current.clip.levels.count)
+            if now >= end {
+                clip = nil
+                do { try driver.endRealTimePlayback(standby: preparedUntil == nil) } catch { fail("end of real-time clip", error) }
+                noteAwake(driver.power == .ready)
+                return nil
+            }
+            clip = (current.clip, current.start, index)
+            return end
+        }
+        clip = (current.clip, current.start, index)
+        return current.start.advanced(by: tick * index)
+    }
+
+    /// Runs what is due now; returns when to run again.
+    func tick() -> ClockInstant? {
+        let now = clock.now
+        var next: [ClockInstant] = []
+        if let clipNext = stepClip() { next.append(clipNext) }
+        if let until = busyUntil {
+            if now >= until {
+                do {
+                    let snapshot = try driver.snapshot()
+                    statistics.resetsDetected = driver.resetsDetected
+                    if snapshot.status.overCurrent || snapshot.status.overTemperature {
+                        driver.stopQuietly()
+                        logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
+                        busyUntil = nil
+                    } else if snapshot.go, let deadline = completionDeadline, now < deadline {
+                        next.append(now.advanced(by: driver.options.pollInterval))
+                    } else {
+                        if snapshot.go {
+                            logger.warning("haptics: GO still set past the effect's deadline; stopping the actuator")
+                            driver.stopQuietly()
+                        }
+                        busyUntil = nil
+                    }
+                } catch {
+                    busyUntil = nil
+                    fail("completion check", error)
+                }
+            } else {
+                next.append(until)
+            }
+        }
+        if !isBusy, driver.power == .ready {
+            if let until = preparedUntil, now < until {
+                next.append(until)
+            } else {
+                preparedUntil = nil
+                do { try driver.enterStandby() } catch { driver.stopQuietly() }
+                noteAwake(driver.power == .ready)
+            }
+        }
+        if !isBusy, driver.power == .standby, driver.enableLine != nil {
+            let shutdownAt = lastActivity.advanced(by: options.shutdownAfterIdle)
+            if now >= shutdownAt {
+                do { try driver.shutdown() } catch { driver.stopQuietly() }
+            } else {
+                next.append(shutdownAt)
+            }
+        }
+        statistics.bus = bus.counters
+        return next.min()
+    }
+
+    // MARK: - Bookkeeping
+
+    func noteAwake(_ awake: Bool) {
+        let now = clock.now
+        if awake, awakeSince == nil { awakeSince = now }
+        if !awake, let since = awakeSince {
+            statistics.awakeSeconds += now.duration(since: since).secondsDouble
+            awakeSince = nil
+        }
+        statistics.bus = bus.counters
+    }
+
+    private func drop(_ label: String, _ reason: String) {
+        statistics.dropped += 1
+        logger.info("haptics: dropped \(label): \(reason)")
+    }
+
+    private func fail(_ label: String, _ error: DRV2605Error) {
+        statistics.dropped += 1
+        driver.stopQuietly()
+        busyUntil = nil
+        clip = nil
+        noteAwake(driver.power == .ready)
+        logger.error("haptics: dropped \(label): \(error)")
+    }
+}

@@ -1,0 +1,219 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Logging
+import Synchronization
+
+/// The driver the engine owns: any bus, counted.
+public typealias EngineDriver = DRV2605Driver<MonitoredBus<AnyI2CBus>>
+
+/// One engine per chip: it owns the driver, serializes every request, manages power the way iOS
+/// manages the Taptic Engine (quick when prepared, asleep otherwise) and applies system policy.
+///
+/// Feedback calls never throw ("trust the system"): a request that cannot be met — haptics off,
+/// rate limited, chip faulted or gone — is dropped with one log line. Creating the engine,
+/// loading files and the driver escape hatch do throw. Thread-safe; calls are short (bus writes
+/// only) and never wait for a feedback to finish.
+public final class HapticEngine: Sendable {
+    /// Timings of the power state machine.
+    public struct Options: Sendable {
+        /// How long `prepare()` keeps the chip ready (Apple: "on the order of seconds").
+        public var preparedDuration: Duration = .seconds(2)
+        /// Repeated `prepare()` calls extend the ready state up to this long after the first one;
+        /// past it they are ignored until something is triggered (as Apple documents).
+        public var prepareCap: Duration = .seconds(10)
+        /// After this long without feedback the chip goes to EN shutdown (when EN is wired).
+        public var shutdownAfterIdle: Duration = .seconds(30)
+        /// Extra time to wait for GO to clear beyond an effect's estimated length.
+        public var completionMargin: Duration = .milliseconds(500)
+        public var policy = HapticsPolicy()
+        /// `nil`: the standard table for the actuator.
+        public var mapping: FeedbackMapping?
+        public var driver = EngineDriver.Options()
+        public init() {}
+    }
+
+    /// What an app may ask about, as Core Haptics' `capabilitiesForHardware()`.
+    public struct Capabilities: Sendable, Equatable {
+        public var supportsHaptics: Bool
+        public var part: Part
+        public var actuator: ActuatorType
+        public var library: EffectLibrary
+        public var loop: LoopMode
+        public var supportsRealTimePlayback: Bool
+        public var hasTriggerPin: Bool
+        public var hasEnablePin: Bool
+    }
+
+    /// Counters for `--json`, the benchmark and tests.
+    public struct Statistics: Sendable, Equatable {
+        public var bus = BusCounters()
+        /// The bus cost of the last trigger alone (from the request to playback starting).
+        public var lastTrigger = BusCounters()
+        public var played = 0
+        public var dropped = 0
+        /// Total time the chip spent out of standby.
+        public var awakeSeconds = 0.0
+        public var resetsDetected = 0
+    }
+
+    public let clock: any HapticClock
+    public let capabilities: Capabilities
+    let core: LockedBox<EngineCore>
+    private let worker: EngineWorker?
+
+    /// Starts the chip on `bus` and makes an engine for it.
+    public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
+                enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
+                clock: any HapticClock = SystemClock.shared, options: Options = Options(),
+                logger: Logger = Logger(label: "haptics"),
+                observer: ((BusTransaction) -> Void)? = nil) throws(DRV2605Error) {
+        self.clock = clock
+        let monitored = MonitoredBus(AnyI2CBus(bus), clock: clock, observer: observer)
+        let driver = EngineDriver(bus: monitored, address: address, configuration: configuration,
+                                  enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: options.driver)
+        let part = try driver.start()
+        capabilities = Capabilities(supportsHaptics: true, part: part, actuator: configuration.actuator,
+                                    library: configuration.library, loop: configuration.loop,
+                                    supportsRealTimePlayback: true, hasTriggerPin: triggerLine != nil,
+                                    hasEnablePin: enableLine != nil)
+        let mapping = options.mapping ?? FeedbackMapping.standard(for: configuration.actuator)
+        core = LockedBox(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
+        worker = clock.isVirtual ? nil : EngineWorker()
+        worker?.start(self)
+    }
+
+    deinit { worker?.stop() }
+
+    // MARK: - Feedback
+
+    /// Plays a feedback now. Never throws; drops it with a log line if it cannot be played.
+    public func play(_ feedback: Feedback) {
+        let inline = withCore { $0.play(feedback) }
+        finish(inline)
+    }
+
+    /// Plays a SwiftUI-style feedback value.
+    public func play(_ feedback: SensoryFeedback) { play(feedback.feedback) }
+
+    /// Plays a plan directly (patterns, sequences, board-file overrides).
+    public func play(plan: FeedbackPlan, label: String) {
+        let inline = withCore { $0.play(plan: plan, label: label, selection: false) }
+        finish(inline)
+    }
+
+    /// Wakes the chip and preloads what `feedback` plays, so the trigger that follows is one GO
+    /// write (or one IN/TRIG edge). See `Options.preparedDuration` and `prepareCap`.
+    public func prepare(_ feedback: Feedback, holder: ObjectIdentifier? = nil) {
+        withCore { $0.prepare(feedback, holder: holder) }
+        worker?.wake()
+    }
+
+    /// A generator that held the prepared state is gone; with no holder left the chip may sleep.
+    public func releasePreparation(holder: ObjectIdentifier) {
+        withCore { $0.release(holder: holder) }
+        worker?.wake()
+    }
+
+    /// Stops whatever plays and puts the chip in standby. Never throws.
+    public func stop() {
+        withCore { $0.stopAll(standby: true) }
+    }
+
+    /// Stops the actuator and lowers EN (or standby): for exit paths and signal handlers.
+    public func shutdown() {
+        worker?.stop()
+        withCore { core in
+            core.stopAll(standby: true)
+            try? core.driver.shutdown()
+            core.noteAwake(false)
+        }
+    }
+
+    /// Runs the timers (return to standby, idle shutdown, real-time clips) due at `clock.now`.
+    /// On a real clock a worker thread calls it; on a virtual clock, tests call it after moving time.
+    @discardableResult
+    public func runDueWork() -> ClockInstant? {
+        withCore { $0.tick() }
+    }
+
+    /// Blocks until nothing plays (for the CLI and scripts), running timers on the way.
+    public func waitUntilIdle(timeout: Duration = .seconds(35)) {
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            let next = runDueWork()
+            let busy = withCore { $0.isBusy }
+            if !busy { return }
+            clock.sleep(until: min(deadline, next ?? clock.now.advanced(by: .milliseconds(5))))
+        }
+    }
+
+    public var statistics: Statistics { withCore { $0.statistics } }
+    public var powerState: EngineDriver.PowerState { withCore { $0.driver.power } }
+    public var mapping: FeedbackMapping { withCore { $0.mapping } }
+    public var policy: HapticsPolicy {
+        get { withCore { $0.options.policy } }
+    }
+    public func setPolicy(_ policy: HapticsPolicy) { withCore { $0.options.policy = policy } }
+    public func setMapping(_ mapping: FeedbackMapping) { withCore { $0.mapping = mapping } }
+
+    /// Direct access to the driver, serialized with everything else (dump, calibrate, diagnose).
+    public func withDriver<T>(_ body: (EngineDriver) throws -> T) throws -> T {
+        try core.withLock { core in try body(core.driver) }
+    }
+
+    func withCore<T>(_ body: (EngineCore) -> T) -> T {
+        core.withLock { body($0) }
+    }
+
+    /// Real-time clips on a virtual clock are played to the end by the calling thread (time jumps).
+    private func finish(_ inline: Bool) {
+        if inline {
+            while let next = withCore({ $0.stepClip() }) { clock.sleep(until: next) }
+        }
+        worker?.wake()
+    }
+}
+
+/// The worker thread of an engine on a real clock: sleeps until the next timer or clip sample.
+final class EngineWorker: Sendable {
+    private let condition = NSCondition()
+    private let state = Mutex<(running: Bool, signalled: Bool)>((false, false))
+
+    func start(_ engine: HapticEngine) {
+        state.withLock { $0.running = true }
+        let thread = Thread { [weak engine, self] in
+            while self.state.withLock({ $0.running }) {
+                guard let engine else { return }
+                let next = engine.runDueWork()
+                let clock = engine.clock
+                self.condition.lock()
+                let signalled = self.state.withLock { state -> Bool in
+                    let value = state.signalled
+                    state.signalled = false
+                    return value
+                }
+                if !signalled {
+                    let seconds = next.map { $0.duration(since: clock.now).secondsDouble } ?? 1.0
+                    if seconds > 0 { _ = self.condition.wait(until: Date(timeIntervalSinceNow: min(1.0, seconds))) }
+                }
+                self.condition.unlock()
+            }
+        }
+        thread.name = "haptics-engine"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    func wake() {
+        condition.lock()
+        state.withLock { $0.signalled = true }
+        condition.signal()
+        condition.unlock()
+    }
+
+    func stop() {
+        state.withLock { $0.running = false }
+        wake()
+    }
+}

@@ -1,0 +1,69 @@
+import DRV2605
+
+/// Which plan plays for each feedback, per actuator class. Public and overridable (apps and
+/// board files), because how a feedback feels depends on the actuator.
+///
+/// The choices keep the Human Interface Guidelines' properties: light < medium < heavy in
+/// energy; soft starts gentler than rigid; selection is the shortest and lightest; success,
+/// warning and error are distinct timelines; no two feedbacks share a plan, so none is redefined
+/// to mean another. ERMs spin up slowly (40–140 ms rise in the ERM libraries), so their table
+/// uses stronger, longer effects where an LRA would use a tick.
+public struct FeedbackMapping: Sendable, Hashable {
+    public var table: [FeedbackKind: FeedbackPlan]
+
+    public init(table: [FeedbackKind: FeedbackPlan]) { self.table = table }
+
+    /// The plan for a feedback at its intensity (see `FeedbackPlan.scaled(by:)`).
+    public func plan(for feedback: Feedback, scale: Double = 1) -> FeedbackPlan? {
+        table[feedback.kind]?.scaled(by: feedback.intensity * scale)
+    }
+
+    public mutating func override(_ kind: FeedbackKind, with plan: FeedbackPlan) { table[kind] = plan }
+
+    /// The project's table for an actuator class.
+    public static func standard(for actuator: ActuatorType) -> FeedbackMapping {
+        func rom(_ steps: [WaveformSequence.Step]) -> FeedbackPlan {
+            // Every table entry has 1...8 steps and valid waits; the fallback is never taken.
+            .rom((try? WaveformSequence(steps)) ?? WaveformSequence(.strongClick100))
+        }
+        func e(_ number: UInt8) -> WaveformSequence.Step { .effect(Effect(rawValue: number) ?? .strongClick100) }
+        func wait(_ milliseconds: UInt8) -> WaveformSequence.Step { .wait(tenMilliseconds: milliseconds / 10) }
+
+        var table: [FeedbackKind: FeedbackPlan] = [
+            .impact(.soft): rom([e(7)]),                       // Soft Bump 100%: gentle onset
+            .impact(.rigid): rom([e(4)]),                      // Sharp Click 100%: hard onset
+            .notification(.success): rom([e(2), wait(80), e(1)]),              // rising pair
+            .notification(.warning): rom([e(1), wait(150), e(2)]),             // falling pair, longer gap
+            .notification(.error): rom([e(1), wait(60), e(1), wait(60), e(1), wait(60), e(1)]), // four strong
+            .pathCompleted: rom([e(27)]),                      // Short Double Click Strong 1
+            .increase: rom([e(86)]),                           // Ramp Up Short Smooth
+            .decrease: rom([e(74)]),                           // Ramp Down Short Smooth
+            .start: rom([e(58), wait(80), e(1)]),              // transition click, then strong
+            .stop: rom([e(1), wait(80), e(58)]),               // strong, then transition click
+            .vibration(.default): rom([e(16)]),                // 1000 ms Alert
+            .vibration(.alert): rom([e(14), wait(100), e(14)]), // two Strong Buzz
+            .taptic(.peek): rom([e(3)]),                       // weak
+            .taptic(.pop): rom([e(17)]),                       // Strong Click 1 - 100%
+            .taptic(.cancelled): rom([e(3), wait(50), e(3), wait(50), e(3)]),
+            .taptic(.tryAgain): rom([e(3), wait(100), e(17)]),
+            .taptic(.failed): rom([e(17), wait(100), e(17), wait(100), e(17)]),
+        ]
+        switch actuator {
+        case .lra:
+            table[.impact(.light)] = rom([e(2)])      // Strong Click 60%
+            table[.impact(.medium)] = rom([e(18)])    // Strong Click 2 - 80%
+            table[.impact(.heavy)] = rom([e(1)])      // Strong Click 100%
+            table[.selection] = rom([e(26)])          // Sharp Tick 3 - 60%: shortest, lightest
+            table[.alignment] = rom([e(24)])          // Sharp Tick 1 - 100%
+            table[.levelChange] = rom([e(25)])        // Sharp Tick 2 - 80%
+        case .erm:
+            table[.impact(.light)] = rom([e(18)])     // Strong Click 2 - 80%
+            table[.impact(.medium)] = rom([e(1)])     // Strong Click 100%
+            table[.impact(.heavy)] = rom([e(1), e(17)]) // two strong clicks back to back: a longer push
+            table[.selection] = rom([e(24)])          // Sharp Tick 1 - 100%: a weaker tick barely moves an ERM
+            table[.alignment] = rom([e(21)])          // Medium Click 1 - 100%
+            table[.levelChange] = rom([e(34)])        // Short Double Sharp Tick 1
+        }
+        return FeedbackMapping(table: table)
+    }
+}

@@ -1,0 +1,59 @@
+import DRV2605
+
+/// Drive levels sampled on a fixed grid, played through real-time playback (RTP).
+public struct RealTimeClip: Sendable, Hashable {
+    /// Time between samples.
+    public var tick: Duration
+    /// −1...1 of full scale, one per tick; the clip ends with the drive at zero.
+    public var levels: [Double]
+
+    public init(tick: Duration = .milliseconds(5), levels: [Double]) {
+        self.tick = tick
+        self.levels = levels
+    }
+
+    public var duration: Duration { tick * levels.count }
+}
+
+/// What the chip plays for a feedback: a ROM sequence (one GO write once prepared) or a
+/// real-time clip (a continuous scale of intensity).
+public enum FeedbackPlan: Sendable, Hashable, CustomStringConvertible {
+    case rom(WaveformSequence)
+    case realTime(RealTimeClip)
+
+    public var estimatedDuration: Duration {
+        switch self {
+        case let .rom(sequence): return sequence.estimatedDuration
+        case let .realTime(clip): return clip.duration
+        }
+    }
+
+    /// The plan at `scale` (0...1) of its strength. ROM effects have fixed strength, so a scaled
+    /// ROM plan becomes real-time playback of the same envelope (the model in `EffectEnvelope`);
+    /// at full scale the ROM plan is kept, so the prepared trigger stays a single GO write.
+    public func scaled(by scale: Double) -> FeedbackPlan {
+        let factor = scale.isFinite ? min(1, max(0, scale)) : 1
+        switch self {
+        case let .rom(sequence):
+            if factor >= 0.999 { return self }
+            return .realTime(RealTimeClip(levels: sequence.modelLevels().map { $0 * factor }))
+        case let .realTime(clip):
+            if factor >= 0.999 { return self }
+            return .realTime(RealTimeClip(tick: clip.tick, levels: clip.levels.map { $0 * factor }))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .rom(sequence):
+            return sequence.steps.map { step -> String in
+                switch step {
+                case let .effect(effect): return "\(effect.rawValue) \(effect.name)"
+                case let .wait(units): return "wait \(Int(units) * 10) ms"
+                }
+            }.joined(separator: ", ")
+        case let .realTime(clip):
+            return "real-time clip, \(clip.levels.count) samples every \(clip.tick)"
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+
+/// Options every verb takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "I2C bus: a path (/dev/i2c-1) or a number (1). Default: /dev/i2c-1, or the simulated chip when the machine has no I2C bus.")
+    var bus: String?
+
+    @Option(help: "7-bit I2C address of the chip (the DRV2605 is always 0x5A).")
+    var address: String = "0x5A"
+
+    @Flag(help: "Run on the simulated DRV2605L instead of a board, in real time.")
+    var simulate = false
+
+    @Flag(help: "With the simulated chip: run as fast as possible on a virtual clock (for scripts).")
+    var virtualTime = false
+
+    @Option(help: "Simulated part: drv2605l, drv2605, drv2604l, drv2604.")
+    var simulatedPart: String = "drv2605l"
+
+    @Option(help: "Actuator: lra or erm (the simulated chip's actuator, and the configuration used).")
+    var actuator: String = "lra"
+
+    @Flag(help: "Print every bus transaction as it happens.")
+    var trace = false
+
+    @Flag(help: "Print a machine-readable JSON summary on stdout instead of text.")
+    var json = false
+}

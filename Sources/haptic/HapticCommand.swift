@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `haptic`: drive a DRV2605 haptic driver from the command line, on the board or on the simulated chip.
+@main
+struct HapticCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "haptic",
+        abstract: "Haptic feedback on a TI DRV2605/DRV2605L over Linux I2C (or on a simulated chip).",
+        discussion: """
+        Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
+        Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission.
+        """,
+        subcommands: [Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self],
+        defaultSubcommand: nil
+    )
+}

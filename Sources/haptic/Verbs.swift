@@ -1,0 +1,177 @@
+import ArgumentParser
+import DRV2605
+import Foundation
+import HardwareAccess
+import Haptics
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Find the chip and say what it is.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try CLIError.reporting {
+            let session = try DeviceSession(global)
+            let capabilities = session.engine.capabilities
+            if global.json {
+                session.printJSON(["part": capabilities.part.description, "actuator": capabilities.actuator.description,
+                                   "library": capabilities.library.description, "loop": capabilities.loop.rawValue])
+            } else {
+                print("found \(capabilities.part) (\(session.origin)); configured for an \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop")
+            }
+        }
+    }
+}
+
+struct EffectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "effect", abstract: "Play a ROM effect (1-123) by number or name.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Effect number (1-123) or a unique part of its name, e.g. 47 or \"sharp tick 1\".")
+    var effect: String
+
+    func run() throws {
+        try CLIError.reporting {
+            guard let found = Effect.lookup(effect) else {
+                throw CLIError("no ROM effect '\(effect)': give a number 1-123 or a unique part of a name (see 'haptic effects')", exitCode: CLIError.dataError)
+            }
+            let session = try DeviceSession(global)
+            session.announce()
+            if !global.json { print("effect \(found.rawValue): \(found.name) (about \(found.estimatedDuration))") }
+            let before = session.engine.statistics.bus
+            let start = session.clock.now
+            session.engine.play(plan: .rom(WaveformSequence(found)), label: "effect \(found.rawValue)")
+            let trigger = session.engine.statistics.lastTrigger
+            session.finish()
+            let state = try session.finalState()
+            if global.json {
+                session.printJSON(["effect": Int(found.rawValue), "name": found.name,
+                                   "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
+                                   "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
+                                   "final": state, "awakeSeconds": session.engine.statistics.awakeSeconds])
+            } else {
+                let used = session.engine.statistics.bus - before
+                print("done: \(used.transactions) bus transactions, \(used.wireBytes) bytes; chip idle (standby \(state["standby"] as? Bool == true ? "on" : "off"), GO \(state["go"] as? Bool == true ? 1 : 0))")
+            }
+        }
+    }
+}
+
+struct Effects: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the ROM effects with TI's names and estimated lengths.")
+    @Flag(help: "JSON instead of a table.") var json = false
+
+    func run() {
+        if json {
+            let list = Effect.all.map { ["id": Int($0.rawValue), "name": $0.name, "estimatedMilliseconds": Int($0.estimatedDuration.secondsDouble * 1000)] as [String: Any] }
+            if let data = try? JSONSerialization.data(withJSONObject: list, options: [.prettyPrinted]), let text = String(data: data, encoding: .utf8) { print(text) }
+            return
+        }
+        print("  #  name (lengths are estimates: TI publishes none)")
+        for effect in Effect.all {
+            print(String(format: "%3d  %@  ~%d ms", Int(effect.rawValue), effect.name, Int(effect.estimatedDuration.secondsDouble * 1000)))
+        }
+    }
+}
+
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print registers 0x00-0x22, laid out like i2cdump.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try CLIError.reporting {
+            let session = try DeviceSession(global)
+            let bytes = try session.engine.withDriver { try $0.dumpRegisters() }
+            if global.json {
+                var registers: [String: Int] = [:]
+                for register in Register.allCases { registers[register.description] = Int(bytes[Int(register.rawValue)]) }
+                session.printJSON(["registers": registers])
+                return
+            }
+            session.announce()
+            print("     " + (0..<16).map { String(format: "%2x", $0) }.joined(separator: " "))
+            for row in stride(from: 0, to: bytes.count, by: 16) {
+                let values = (row..<min(row + 16, bytes.count)).map { String(format: "%02x", bytes[$0]) }
+                print(String(format: "%02x: ", row) + values.joined(separator: " "))
+            }
+            for register in Register.allCases {
+                print(String(format: "  0x%02X %-16@ 0x%02X", Int(register.rawValue), register.description, bytes[Int(register.rawValue)]))
+            }
+        }
+    }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a feedback: impact-light|medium|heavy|soft|rigid, selection, success, warning, error, alignment, path-complete, increase, decrease, start, stop, level-change, vibration-default|alert, taptic-peek|pop|cancelled|try-again|failed.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The feedback's name (see the abstract).") var feedback: String
+    @Option(help: "Intensity 0...1 (impacts).") var intensity: Double = 1
+    @Flag(help: "Prepare first and trigger after a short lead time, as an app that calls prepare() would.") var prepared = false
+
+    func run() throws {
+        try CLIError.reporting {
+            guard intensity.isFinite, (0...1).contains(intensity) else {
+                throw CLIError("--intensity must be between 0 and 1, not \(intensity)", exitCode: CLIError.usage)
+            }
+            guard let value = Feedback(name: feedback, intensity: intensity) else {
+                throw CLIError("no feedback named '\(feedback)'; known: " + FeedbackKind.all.map(\.name).joined(separator: ", "), exitCode: CLIError.dataError)
+            }
+            let session = try DeviceSession(global)
+            session.announce()
+            if prepared {
+                session.engine.prepare(value)
+                session.clock.sleep(for: .milliseconds(50))
+            }
+            let start = session.clock.now
+            if !global.json { print("\(value.kind.name): \(value.kind.meaning)") }
+            session.engine.play(value)
+            let trigger = session.engine.statistics.lastTrigger
+            session.finish()
+            let stats = session.engine.statistics
+            if global.json {
+                session.printJSON(["feedback": value.kind.name, "intensity": value.intensity,
+                                   "plan": session.engine.mapping.plan(for: value)?.description ?? "",
+                                   "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
+                                   "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped,
+                                   "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
+                                   "final": try session.finalState()])
+            } else {
+                print("trigger: \(trigger.transactions) transaction(s), \(trigger.wireBytes) bytes; chip awake \(String(format: "%.1f", stats.awakeSeconds * 1000)) ms")
+            }
+        }
+    }
+}
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A tour of every feedback kind, with a line on what each means.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Pause between feedbacks, in seconds.") var pause: Double = 0.6
+
+    func run() throws {
+        try CLIError.reporting {
+            let session = try DeviceSession(global)
+            session.announce()
+            var results: [[String: Any]] = []
+            for kind in FeedbackKind.all {
+                let feedback = Feedback(kind: kind)
+                session.engine.prepare(feedback)
+                session.clock.sleep(for: .milliseconds(20))
+                let before = session.engine.statistics.bus
+                if !global.json { print(String(format: "%-17@ %@", kind.name, kind.meaning)) }
+                session.engine.play(feedback)
+                let trigger = session.engine.statistics.lastTrigger
+                session.engine.waitUntilIdle()
+                results.append(["feedback": kind.name, "triggerTransactions": trigger.transactions,
+                                "transactions": (session.engine.statistics.bus - before).transactions])
+                session.clock.sleep(for: .secondsClamped(pause))
+                session.engine.runDueWork()
+            }
+            session.finish()
+            let stats = session.engine.statistics
+            if global.json {
+                session.printJSON(["feedbacks": results, "awakeSeconds": stats.awakeSeconds, "final": try session.finalState()])
+            } else {
+                print("tour done: \(results.count) feedbacks, \(stats.bus.transactions) bus transactions, chip awake \(String(format: "%.2f", stats.awakeSeconds)) s; actuator stopped, chip in standby")
+            }
+        }
+    }
+}
