@@ -1,0 +1,289 @@
+import DRV2605
+import DRV2605Simulator
+import HardwareAccess
+import Haptics
+import Testing
+
+/// An engine on a simulated chip and a virtual clock.
+struct EngineRig {
+    let clock = VirtualClock()
+    let chip: SimulatedDRV2605
+    let engine: HapticEngine
+    let enable: SimulatedPinLine?
+
+    init(actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false, options: HapticEngine.Options = .init()) throws {
+        chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))
+        self.enable = enable ? chip.makeEnableLine() : nil
+        let triggerLine = trigger ? chip.makeTriggerLine() : nil
+        let configuration = actuator == .lra
+            ? try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
+            : try DRV2605Configuration(.erm(ratedVolts: 3.0, maximumVolts: 3.6), library: .ermB)
+        engine = try HapticEngine(bus: chip, configuration: configuration, enableLine: self.enable,
+                                  triggerLine: triggerLine, clock: clock, options: options)
+    }
+
+    /// Moves time and runs the engine's timers, as the worker thread would.
+    func advance(_ duration: Duration) {
+        let end = clock.now.advanced(by: duration)
+        while true {
+            let next = engine.runDueWork()
+            guard let next, next <= end else { break }
+            clock.advance(to: next)
+        }
+        clock.advance(to: end)
+        engine.runDueWork()
+    }
+
+    /// Plays a feedback alone and returns the energy delivered, its active time and its onset.
+    func measure(_ feedback: Feedback) -> (energy: Double, active: Double, onset: Double?) {
+        advance(.seconds(3))
+        chip.clearOutput()
+        let start = clock.now
+        engine.play(feedback)
+        advance(.seconds(2))
+        let end = clock.now
+        return (chip.output.energy(from: start, to: end), chip.output.activeSeconds(from: start, to: end),
+                chip.output.onsetSeconds(from: start, to: end))
+    }
+}
+
+@Suite struct PowerStateMachineTests {
+    @Test func preparedImpactIsExactlyOneTransaction() throws {
+        let rig = try EngineRig()
+        let generator = ImpactFeedbackGenerator(style: .heavy, engine: rig.engine)
+        generator.prepare()
+        rig.advance(.milliseconds(100))
+        let before = rig.chip.transactionCount
+        generator.impactOccurred()
+        #expect(rig.chip.transactionCount - before == 1)
+        #expect(rig.engine.statistics.lastTrigger.transactions == 1)
+        #expect(rig.engine.statistics.lastTrigger.wireBytes == 3)
+        #expect(rig.chip.trace.last?.written == [0x0C, 0x01])
+    }
+
+    @Test func triggerCostsFromStandbyAndFromShutdown() throws {
+        let rig = try EngineRig(enable: true)
+        rig.engine.play(.impact(.heavy))
+        #expect(rig.engine.statistics.lastTrigger.transactions == 2)
+        rig.advance(.seconds(40)) // idle: EN shutdown
+        #expect(rig.engine.powerState == .shutdown)
+        #expect(rig.enable?.level == false)
+        rig.engine.play(.impact(.heavy))
+        #expect(rig.engine.statistics.lastTrigger.transactions == 2)
+        // Configuration restored after the wake, and the click plays.
+        #expect(rig.chip.registers[0x16] == 0x53)
+        #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1)
+    }
+
+    @Test func inTrigPinMakesAPreparedTriggerFreeOfI2C() throws {
+        let rig = try EngineRig(trigger: true)
+        let generator = SelectionFeedbackGenerator(engine: rig.engine)
+        generator.prepare()
+        rig.advance(.milliseconds(50))
+        let before = rig.chip.transactionCount
+        generator.selectionChanged()
+        #expect(rig.chip.transactionCount == before)
+        #expect(rig.chip.output.peak(from: rig.clock.now, to: rig.clock.now.advanced(by: .milliseconds(50))) > 0)
+    }
+
+    @Test func chipReturnsToStandbyRightAfterTheFeedback() throws {
+        let rig = try EngineRig()
+        let start = rig.clock.now
+        rig.engine.play(.impact(.heavy))
+        rig.advance(.seconds(1))
+        #expect(rig.engine.powerState == .standby)
+        // Awake no longer than the effect (60 ms) plus the 1 ms wake delay plus 5 ms.
+        #expect(rig.engine.statistics.awakeSeconds <= 0.066)
+        #expect(rig.chip.registers[0x01] == 0x40)
+        _ = start
+    }
+
+    @Test func preparedStateTimesOut() throws {
+        let rig = try EngineRig()
+        rig.engine.prepare(.impact(.medium))
+        #expect(rig.engine.powerState == .ready)
+        rig.advance(.milliseconds(1900))
+        #expect(rig.engine.powerState == .ready)
+        rig.advance(.milliseconds(200))
+        #expect(rig.engine.powerState == .standby)
+    }
+
+    @Test func prepareExtendsUpToTheCapThenIsIgnoredUntilATrigger() throws {
+        let rig = try EngineRig()
+        for _ in 0..<6 {
+            rig.engine.prepare(.impact(.medium))
+            rig.advance(.milliseconds(1900))
+            #expect(rig.engine.powerState == .ready)
+        }
+        // 11.4 s after the first prepare: past the 10 s cap.
+        rig.engine.prepare(.impact(.medium))
+        rig.advance(.milliseconds(10))
+        #expect(rig.engine.powerState == .standby)
+        rig.engine.prepare(.impact(.medium))
+        #expect(rig.engine.powerState == .standby)
+        rig.engine.play(.impact(.medium))
+        rig.advance(.seconds(1))
+        rig.engine.prepare(.impact(.medium))
+        #expect(rig.engine.powerState == .ready)
+    }
+
+    @Test func releasingTheLastGeneratorEndsThePreparedState() throws {
+        let rig = try EngineRig()
+        var generator: ImpactFeedbackGenerator? = ImpactFeedbackGenerator(style: .light, engine: rig.engine)
+        generator?.prepare()
+        #expect(rig.engine.powerState == .ready)
+        generator = nil
+        #expect(rig.engine.powerState == .standby)
+    }
+}
+
+@Suite struct PolicyTests {
+    @Test func hapticsOffDropsEverythingWithoutTouchingTheBus() throws {
+        var options = HapticEngine.Options()
+        options.policy.enabled = false
+        let rig = try EngineRig(options: options)
+        let before = rig.chip.transactionCount
+        rig.engine.play(.notification(.success))
+        ImpactFeedbackGenerator(engine: rig.engine).impactOccurred()
+        #expect(rig.chip.transactionCount == before)
+        #expect(rig.engine.statistics.dropped == 2)
+    }
+
+    @Test func intensityScaleWeakensEveryFeedback() throws {
+        let full = try EngineRig().measure(.notification(.success)).energy
+        var options = HapticEngine.Options()
+        options.policy.intensityScale = 0.5
+        let half = try EngineRig(options: options).measure(.notification(.success)).energy
+        #expect(half > 0)
+        #expect(abs(half / full - 0.25) < 0.05)
+    }
+
+    @Test func fastSelectionIsCoalesced() throws {
+        let rig = try EngineRig()
+        let generator = SelectionFeedbackGenerator(engine: rig.engine)
+        generator.selectionChanged()
+        rig.advance(.milliseconds(10))
+        generator.selectionChanged()
+        rig.advance(.milliseconds(30))
+        generator.selectionChanged()
+        #expect(rig.engine.statistics.played == 2)
+        #expect(rig.engine.statistics.dropped == 1)
+    }
+
+    @Test func rateLimitDropsTheExcess() throws {
+        var options = HapticEngine.Options()
+        options.policy.maximumFeedbackPerSecond = 5
+        let rig = try EngineRig(options: options)
+        for _ in 0..<8 {
+            rig.engine.play(.impact(.light))
+            rig.advance(.milliseconds(100))
+        }
+        #expect(rig.engine.statistics.played == 5)
+        #expect(rig.engine.statistics.dropped == 3)
+    }
+
+    @Test func aNewNotificationPreemptsTheOldOne() throws {
+        let rig = try EngineRig()
+        rig.engine.play(.notification(.error))
+        rig.advance(.milliseconds(30))
+        rig.engine.play(.notification(.success))
+        #expect(rig.chip.trace.suffix(3).first?.written == [0x0C, 0x00])
+        rig.advance(.seconds(1))
+        #expect(rig.engine.statistics.played == 2)
+        // The error's later taps never play: the drive after 400 ms is zero.
+        #expect(rig.chip.output.energy(from: rig.clock.now.advanced(by: .milliseconds(-600)), to: rig.clock.now) == 0)
+    }
+
+    @Test func aChipWithAFaultNeverThrowsIntoTheApp() throws {
+        let rig = try EngineRig()
+        rig.chip.disconnected = true
+        rig.engine.play(.impact(.heavy))
+        NotificationFeedbackGenerator(engine: rig.engine).notificationOccurred(.warning)
+        #expect(rig.engine.statistics.dropped == 2)
+        rig.chip.disconnected = false
+        rig.engine.play(.impact(.heavy))
+        #expect(rig.engine.statistics.played == 1)
+    }
+
+    @Test func noEngineMeansSilentDrops() {
+        HapticEngine.shared = nil
+        ImpactFeedbackGenerator(style: .heavy).impactOccurred()
+        SelectionFeedbackGenerator().selectionChanged()
+    }
+}
+
+@Suite struct MappingPropertyTests {
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func impactWeightsAreOrderedByEnergy(actuator: ActuatorType) throws {
+        let rig = try EngineRig(actuator: actuator)
+        let light = rig.measure(.impact(.light)).energy
+        let medium = rig.measure(.impact(.medium)).energy
+        let heavy = rig.measure(.impact(.heavy)).energy
+        #expect(light > 0 && light < medium && medium < heavy)
+    }
+
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func intensityIsMonotone(actuator: ActuatorType) throws {
+        let rig = try EngineRig(actuator: actuator)
+        var last = 0.0
+        for intensity in [0.1, 0.3, 0.5, 0.7, 0.9, 1.0] {
+            let energy = rig.measure(.impact(.heavy, intensity: intensity)).energy
+            #expect(energy > last, "intensity \(intensity)")
+            last = energy
+        }
+    }
+
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func softStartsGentlerThanRigid(actuator: ActuatorType) throws {
+        let rig = try EngineRig(actuator: actuator)
+        let soft = try #require(rig.measure(.impact(.soft)).onset)
+        let rigid = try #require(rig.measure(.impact(.rigid)).onset)
+        #expect(soft > rigid)
+    }
+
+    /// Among Apple's feedback types (UIKit and SwiftUI). Piano's legacy Taptic Engine sounds are
+    /// left out: "peek" and "cancelled" are documented as weak taps and are meant to be light.
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func selectionIsTheShortestAndLightest(actuator: ActuatorType) throws {
+        let rig = try EngineRig(actuator: actuator)
+        let selection = rig.measure(.selection)
+        for kind in FeedbackKind.all where kind != .selection {
+            if case .taptic = kind { continue }
+            let other = rig.measure(Feedback(kind: kind))
+            #expect(selection.energy < other.energy, "\(kind)")
+            #expect(selection.active <= other.active, "\(kind)")
+        }
+    }
+
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func notificationsAreDistinctTimelines(actuator: ActuatorType) throws {
+        let rig = try EngineRig(actuator: actuator)
+        var timelines: [[Double]] = []
+        for type in NotificationType.allCases {
+            rig.advance(.seconds(3))
+            rig.chip.clearOutput()
+            let start = rig.clock.now
+            rig.engine.play(.notification(type))
+            rig.advance(.seconds(2))
+            timelines.append(rig.chip.output.bursts(from: start, to: rig.clock.now).map { $0.start.duration(since: start).secondsDouble })
+        }
+        #expect(Set(timelines.map { $0.map { Int($0 * 1000) } }).count == 3)
+    }
+
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func noFeedbackReusesAnothersPlan(actuator: ActuatorType) {
+        let table = FeedbackMapping.standard(for: actuator).table
+        #expect(table.count == FeedbackKind.all.count)
+        #expect(Set(table.values).count == table.count)
+    }
+
+    @Test func sensoryFeedbackCoversEverySwiftUICase() {
+        let values: [SensoryFeedback] = [.success, .warning, .error, .selection, .increase, .decrease, .start, .stop,
+                                         .alignment, .levelChange, .pathComplete, .impact,
+                                         .impact(weight: .heavy, intensity: 0.5), .impact(flexibility: .soft)]
+        #expect(Set(values.map(\.feedback.kind)).count == 14)
+        #expect(SensoryFeedback.impact(flexibility: .solid).feedback == .impact(.medium, intensity: 1))
+        #expect(Feedback(name: "impact-heavy", intensity: 2)?.intensity == 1)
+        #expect(Feedback(name: "taptic-try-again") == .taptic(.tryAgain))
+    }
+}
