@@ -42,8 +42,15 @@ public struct ActuatorRecord: Sendable, Equatable {
 
     /// Forgets the planned part after `time` and holds the level at `time` from there.
     mutating func truncate(after time: ClockInstant) {
-        guard let index = samples.firstIndex(where: { $0.time > time }) else { return }
-        samples.removeSubrange(index...)
+        // Samples are in time order and usually nothing lies ahead: check the end first, then
+        // binary-search, so long recordings stay cheap.
+        guard let last = samples.last, last.time > time else { return }
+        var low = 0, high = samples.count
+        while low < high {
+            let mid = (low + high) / 2
+            if samples[mid].time <= time { low = mid + 1 } else { high = mid }
+        }
+        samples.removeSubrange(low...)
     }
 
     public mutating func clear() { samples.removeAll() }

@@ -1,1 +1,135 @@
-print("x")
+import ArgumentParser
+import DRV2605
+import DRV2605Simulator
+import Foundation
+import HardwareAccess
+import Haptics
+
+/// `haptic-bench`: what each feedback costs on the bus and the CPU, measured on the simulated
+/// chip (the bus traffic is exactly what a board would see). Run in release mode:
+/// `swift run -c release haptic-bench [--json]`.
+@main
+struct HapticBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "haptic-bench",
+        abstract: "Bus transactions, wire bytes and CPU time per feedback, from prepared, standby and shutdown.")
+
+    @Flag(help: "Print JSON instead of a table.") var json = false
+    @Option(help: "Prepared triggers timed for the CPU figures.") var iterations = 20_000
+
+    func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+
+    func engine(enable: Bool = false, trigger: Bool = false) throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
+        let clock = VirtualClock()
+        let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
+        chip.keepsTrace = false
+        var options = HapticEngine.Options()
+        options.policy.maximumFeedbackPerSecond = Int.max
+        options.policy.selectionMinimumIntervalSeconds = 0
+        let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+                                      enableLine: enable ? chip.makeEnableLine() : nil, triggerLine: trigger ? chip.makeTriggerLine() : nil,
+                                      clock: clock, options: options)
+        return (engine, chip, clock)
+    }
+
+    func settle(_ engine: HapticEngine, _ clock: VirtualClock, _ duration: Duration) {
+        let end = clock.now.advanced(by: duration)
+        while let next = engine.runDueWork(), next <= end { clock.advance(to: next) }
+        clock.advance(to: end)
+        engine.runDueWork()
+    }
+
+    func run() throws {
+        var rows: [[String: Any]] = []
+        let (initEngine, _, _) = try engine()
+        let initCost = initEngine.statistics.bus
+        for kind in FeedbackKind.all {
+            let feedback = Feedback(kind: kind)
+            // Prepared.
+            let (engine, _, clock) = try engine()
+            engine.prepare(feedback)
+            settle(engine, clock, .milliseconds(50))
+            engine.play(feedback)
+            let prepared = engine.statistics.lastTrigger
+            settle(engine, clock, .seconds(3))
+            // Standby: an unprepared trigger; how long the chip stays out of standby for it.
+            let awakeBefore = engine.statistics.awakeSeconds
+            engine.play(feedback)
+            let standby = engine.statistics.lastTrigger
+            settle(engine, clock, .seconds(3))
+            let awake = engine.statistics.awakeSeconds - awakeBefore
+            // Shutdown (EN wired, idle past the shutdown delay).
+            let (enEngine, _, enClock) = try self.engine(enable: true)
+            settle(enEngine, enClock, .seconds(40))
+            enEngine.play(feedback)
+            let shutdown = enEngine.statistics.lastTrigger
+            // IN/TRIG wired and prepared.
+            let (pinEngine, _, pinClock) = try self.engine(trigger: true)
+            pinEngine.prepare(feedback)
+            settle(pinEngine, pinClock, .milliseconds(50))
+            pinEngine.play(feedback)
+            let pin = pinEngine.statistics.lastTrigger
+            let duration = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0
+            rows.append(["feedback": kind.name,
+                         "prepared": ["transactions": prepared.transactions, "bytes": prepared.wireBytes],
+                         "standby": ["transactions": standby.transactions, "bytes": standby.wireBytes],
+                         "shutdown": ["transactions": shutdown.transactions, "bytes": shutdown.wireBytes],
+                         "pinPrepared": ["transactions": pin.transactions, "bytes": pin.wireBytes],
+                         "awakeSeconds": awake, "effectSeconds": duration])
+        }
+        // CPU per prepared trigger: prepare (no bus traffic once loaded), then time play().
+        let (cpuEngine, _, cpuClock) = try engine()
+        var samples: [Double] = []
+        samples.reserveCapacity(iterations)
+        let feedback = Feedback.impact(.heavy)
+        for _ in 0..<iterations {
+            cpuEngine.prepare(feedback)
+            cpuClock.advance(by: .milliseconds(2))
+            let start = SystemClock.shared.now
+            cpuEngine.play(feedback)
+            let end = SystemClock.shared.now
+            samples.append(end.duration(since: start).secondsDouble * 1e6)
+            cpuClock.advance(by: .milliseconds(100))
+            cpuEngine.runDueWork()
+        }
+        samples.sort()
+        let median = samples[samples.count / 2]
+        let p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
+        let heavy = rows.first { ($0["feedback"] as? String) == "impact-heavy" }
+        let preparedHeavy = (heavy?["prepared"] as? [String: Int]) ?? [:]
+        let standbyHeavy = (heavy?["standby"] as? [String: Int]) ?? [:]
+        let busTime = { (bytes: Int, transactions: Int, hz: Double) in I2CWire.seconds(wireBytes: bytes, transactions: transactions, clockHz: hz) * 1e6 }
+        let summary: [String: Any] = [
+            "init": ["transactions": initCost.transactions, "bytes": initCost.wireBytes,
+                     "busMicroseconds100kHz": busTime(initCost.wireBytes, initCost.transactions, 100_000),
+                     "busMicroseconds400kHz": busTime(initCost.wireBytes, initCost.transactions, 400_000)],
+            "trigger": [
+                "prepared": ["transactions": preparedHeavy["transactions"] ?? 0, "bytes": preparedHeavy["bytes"] ?? 0,
+                             "busMicroseconds100kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 100_000),
+                             "busMicroseconds400kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 400_000)],
+                "standby": ["transactions": standbyHeavy["transactions"] ?? 0, "bytes": standbyHeavy["bytes"] ?? 0,
+                            "busMicroseconds100kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 100_000),
+                            "busMicroseconds400kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 400_000)],
+            ],
+            "cpuPerPreparedTrigger": ["medianMicroseconds": median, "p99Microseconds": p99, "iterations": iterations,
+                                      "note": "engine + driver + simulated chip, one GO write"],
+            "feedbacks": rows,
+        ]
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes")
+        print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): median %.2f µs, p99 %.2f µs", iterations, median, p99))
+        print("")
+        print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
+        for row in rows {
+            func cell(_ key: String) -> String {
+                let value = row[key] as? [String: Int] ?? [:]
+                return "\(value["transactions"] ?? 0)/\(value["bytes"] ?? 0)"
+            }
+            print(String(format: "%@ %@ %@ %@ %@ %8.1f  %8.1f", pad(row["feedback"] as? String ?? "", 18), pad(cell("prepared"), 9), pad(cell("standby"), 8),
+                         pad(cell("shutdown"), 9), pad(cell("pinPrepared"), 9), (row["awakeSeconds"] as? Double ?? 0) * 1000, (row["effectSeconds"] as? Double ?? 0) * 1000))
+        }
+    }
+}

@@ -29,7 +29,15 @@ final class EngineCore {
     private var recentTriggers: [ClockInstant] = []
 
     // Statistics.
-    private(set) var statistics = HapticEngine.Statistics()
+    private var counts = HapticEngine.Statistics()
+    /// Live figures: bus counters read now, the current awake stretch included.
+    var statistics: HapticEngine.Statistics {
+        var value = counts
+        value.bus = bus.counters
+        value.resetsDetected = driver.resetsDetected
+        if let since = awakeSince { value.awakeSeconds += clock.now.duration(since: since).secondsDouble }
+        return value
+    }
     private var awakeSince: ClockInstant?
 
     init(driver: EngineDriver, bus: MonitoredBus<AnyI2CBus>, mapping: FeedbackMapping, options: HapticEngine.Options, logger: Logger) {
@@ -88,12 +96,12 @@ final class EngineCore {
                 _ = stepClip()
             }
         } catch {
-            statistics.lastTrigger = bus.counters - before
+            counts.lastTrigger = bus.counters - before
             fail(label, error)
             return false
         }
-        statistics.lastTrigger = bus.counters - before
-        statistics.played += 1
+        counts.lastTrigger = bus.counters - before
+        counts.played += 1
         recentTriggers.append(now)
         if selection { lastSelection = now }
         lastActivity = now
@@ -204,7 +212,6 @@ final class EngineCore {
             if now >= until {
                 do {
                     let snapshot = try driver.snapshot()
-                    statistics.resetsDetected = driver.resetsDetected
                     if snapshot.status.overCurrent || snapshot.status.overTemperature {
                         driver.stopQuietly()
                         logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
@@ -243,7 +250,6 @@ final class EngineCore {
                 next.append(shutdownAt)
             }
         }
-        statistics.bus = bus.counters
         return next.min()
     }
 
@@ -253,19 +259,18 @@ final class EngineCore {
         let now = clock.now
         if awake, awakeSince == nil { awakeSince = now }
         if !awake, let since = awakeSince {
-            statistics.awakeSeconds += now.duration(since: since).secondsDouble
+            counts.awakeSeconds += now.duration(since: since).secondsDouble
             awakeSince = nil
         }
-        statistics.bus = bus.counters
     }
 
     private func drop(_ label: String, _ reason: String) {
-        statistics.dropped += 1
+        counts.dropped += 1
         logger.info("haptics: dropped \(label): \(reason)")
     }
 
     private func fail(_ label: String, _ error: DRV2605Error) {
-        statistics.dropped += 1
+        counts.dropped += 1
         driver.stopQuietly()
         busyUntil = nil
         clip = nil
