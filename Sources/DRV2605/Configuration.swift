@@ -46,7 +46,7 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
         self.loop = loop ?? (chosenLibrary == .ermA ? .open : .closed)
         ratedVoltage = 0x3E
         overdriveClamp = 0x8C
-        driveTime = actuator == .lra ? 0x13 : 0x13
+        driveTime = 0x13 // the chip default; an ActuatorSpecification computes the real one
         brakeFactor = 2
         loopGain = 2
         sampleTime = 3

@@ -42,9 +42,8 @@ public struct RealTimeEncoding: Sendable, Hashable {
     public func amplitude(for byte: UInt8) -> Double {
         if !openLoop && !bidirectional { return Double(byte) / 255 }
         let signed: Double = unsigned ? (Double(byte) - 128) / 127 : Double(Int8(bitPattern: byte)) / 127
-        let clamped = min(1, max(-1, signed))
-        if openLoop { return clamped }
-        // Closed loop bidirectional: the lower half is "no drive" with active braking.
-        return clamped
+        // Open loop: negative is brake (ERM) or reversed phase (LRA). Closed loop bidirectional:
+        // the lower half brakes actively.
+        return min(1, max(-1, signed))
     }
 }
