@@ -190,6 +190,8 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// awake, it costs nothing.
     public func prepare(_ sequence: WaveformSequence) throws(DRV2605Error) {
         try requireROM()
+        // The hot path of a prepared trigger: nothing to do, decided without building slot bytes.
+        if power == .ready, mode == triggerMode, let loadedSlots, sequence.matches(slots: loadedSlots) { return }
         try prepareMode(triggerMode, slots: sequence.slotBytes)
     }
 
@@ -464,13 +466,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// Brings the chip to `ready` in `targetMode` with `slots` loaded, in at most one I2C write.
     private func prepareMode(_ targetMode: OperatingMode, slots: [UInt8]?) throws(DRV2605Error) {
         guard part != nil else { throw .notStarted }
-        if power == .shutdown {
-            try setEnable(true)
-            if !options.registersSurviveShutdown {
-                try writeConfiguration(mode: ModeRegister(mode: targetMode), slots: slots ?? loadedSlots ?? [])
-                return
-            }
-        }
+        if try leaveShutdown(mode: targetMode, slots: slots ?? loadedSlots ?? []) { return }
         let wantSlots = slots.map(WaveformSequence.slotCountPadded)
         let slotsMatch = wantSlots == nil || wantSlots == loadedSlots
         if power == .ready && mode == targetMode {
@@ -502,12 +498,18 @@ public final class DRV2605Driver<Bus: I2CBus> {
     }
 
     private func ensureEnabled() throws(DRV2605Error) {
-        if power == .shutdown {
-            try setEnable(true)
-            if !options.registersSurviveShutdown, part != nil {
-                try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: true), slots: loadedSlots ?? [])
-            }
-        }
+        _ = try leaveShutdown(mode: .internalTrigger, slots: loadedSlots ?? [])
+    }
+
+    /// Raises EN if the chip is shut down. Where registers may not survive EN low, rewrites the
+    /// whole configuration — awake, because writes in standby may be ignored — and returns true:
+    /// the chip is then ready in `mode` with `slots` loaded.
+    private func leaveShutdown(mode targetMode: OperatingMode, slots: [UInt8]) throws(DRV2605Error) -> Bool {
+        guard power == .shutdown else { return false }
+        try setEnable(true)
+        guard !options.registersSurviveShutdown, part != nil else { return false }
+        try writeConfiguration(mode: ModeRegister(mode: targetMode), slots: slots)
+        return true
     }
 
     private func setEnable(_ high: Bool) throws(DRV2605Error) {

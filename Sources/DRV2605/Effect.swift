@@ -22,7 +22,9 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable,
     /// TI's name, e.g. "Strong Click - 100%".
     public var name: String { romEffectNames[Int(rawValue) - 1] }
     public var description: String { "\(rawValue) \(name)" }
-    public var profile: EffectProfile { EffectProfile(name: name, number: rawValue) }
+    /// Derived from the names once, at first use: playback asks for durations on every trigger.
+    private static let profiles: [EffectProfile] = range.map { EffectProfile(name: romEffectNames[Int($0) - 1], number: $0) }
+    public var profile: EffectProfile { Effect.profiles[Int(rawValue) - 1] }
     /// An estimate: TI publishes no durations (see `EffectProfile`).
     public var estimatedDuration: Duration { profile.estimatedDuration }
 

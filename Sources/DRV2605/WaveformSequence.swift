@@ -66,6 +66,16 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
         return bytes
     }
 
+    /// Whether eight slot bytes hold exactly this sequence (and zeros after it).
+    public func matches(slots: [UInt8]) -> Bool {
+        guard slots.count == WaveformSequence.slotCount else { return false }
+        for index in 0..<WaveformSequence.slotCount {
+            let expected: UInt8 = index < steps.count ? steps[index].slotByte : 0
+            if slots[index] != expected { return false }
+        }
+        return true
+    }
+
     /// Decodes slot registers as the chip reads them: up to the first zero.
     public init?(slotBytes: [UInt8]) {
         var steps: [Step] = []

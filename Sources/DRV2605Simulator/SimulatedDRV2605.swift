@@ -125,10 +125,10 @@ public final class SimulatedDRV2605: I2CBus {
         let mode = ModeRegister(rawValue: registers[0x01])
         switch mode.mode {
         case .externalEdgeTrigger where rising:
-            if goSet { cancel(at: clock.now) } else { startGo(at: clock.now) }
+            if goSet { stopOutput(at: clock.now) } else { startGo(at: clock.now) }
         case .externalLevelTrigger:
             if rising && !goSet { startGo(at: clock.now) }
-            if falling && goSet { cancel(at: clock.now) }
+            if falling && goSet { stopOutput(at: clock.now) }
         default: break
         }
     }
@@ -163,14 +163,7 @@ public final class SimulatedDRV2605: I2CBus {
     // MARK: - I2CBus
 
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
-        advance()
-        let now = clock.now
-        let index = transactionCount
-        transactionCount += 1
-        if let error = transactionError(index: index, address: address, operation: "write to \(address)") {
-            record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: error.kind))
-            throw error
-        }
+        let now = try beginTransaction(.write, address, bytes)
         record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: nil))
         guard let start = bytes.first else { return }
         for (offset, value) in bytes.dropFirst().enumerated() {
@@ -181,14 +174,7 @@ public final class SimulatedDRV2605: I2CBus {
     }
 
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        advance()
-        let now = clock.now
-        let index = transactionCount
-        transactionCount += 1
-        if let error = transactionError(index: index, address: address, operation: "read from \(address)") {
-            record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: [], error: error.kind))
-            throw error
-        }
+        let now = try beginTransaction(.writeRead, address, bytes)
         let start = Int(bytes.last ?? 0)
         var result: [UInt8] = []
         result.reserveCapacity(count)
@@ -199,6 +185,20 @@ public final class SimulatedDRV2605: I2CBus {
         }
         record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: nil))
         return result
+    }
+
+    /// Brings the chip up to now, numbers the transaction and fails it if a fault says so.
+    private func beginTransaction(_ kind: BusTransaction.Kind, _ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) -> ClockInstant {
+        advance()
+        let now = clock.now
+        let index = transactionCount
+        transactionCount += 1
+        let operation = kind == .write ? "write to \(address)" : "read from \(address)"
+        if let error = transactionError(index: index, address: address, operation: operation) {
+            record(BusTransaction(time: now, kind: kind, address: address, written: bytes, read: [], error: error.kind))
+            throw error
+        }
+        return now
     }
 
     // MARK: - Register semantics
@@ -227,7 +227,7 @@ public final class SimulatedDRV2605: I2CBus {
             if value & 1 != 0 {
                 if !goSet { startGo(at: now) }
             } else if goSet {
-                cancel(at: now)
+                stopOutput(at: now)
             }
         case 0x1E:
             let otpStatus = registers[0x1E] & 0x04
@@ -252,7 +252,7 @@ public final class SimulatedDRV2605: I2CBus {
         registers[0x01] = mode.rawValue
         if old.standby && !mode.standby { readyAt = now.advanced(by: options.wakeDelay) }
         if mode.standby || mode.mode != old.mode {
-            if goSet { cancel(at: now) }
+            if goSet { stopOutput(at: now) }
         }
         refreshRealTimeOutput(at: now)
     }
@@ -326,17 +326,13 @@ public final class SimulatedDRV2605: I2CBus {
 
     private var periodField: UInt8 { UInt8(max(1, min(255, ActuatorEquations.lraPeriodField(hz: actuator.resonantHz).rounded()))) }
 
+    /// GO cleared by the end of the sequence: the planned drive already ends at zero.
     private func finishGo(at time: ClockInstant) {
         registers[0x0C] &= ~1
         activity = .idle
     }
 
-    private func cancel(at now: ClockInstant) {
-        registers[0x0C] &= ~1
-        activity = .idle
-        output.set(0, at: now)
-    }
-
+    /// GO cleared early (a GO = 0 write, a second edge, standby, EN low, a reset): drive stops now.
     private func stopOutput(at now: ClockInstant) {
         registers[0x0C] &= ~1
         activity = .idle

@@ -18,13 +18,24 @@ struct HapticBench: ParsableCommand {
 
     func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 
+    var benchOptions: HapticEngine.Options {
+        var options = HapticEngine.Options()
+        options.policy.maximumFeedbackPerSecond = Int.max
+        options.policy.selectionMinimumIntervalSeconds = 0
+        return options
+    }
+
+    func percentiles(_ samples: inout [Double]) -> (median: Double, p99: Double) {
+        samples.sort()
+        guard !samples.isEmpty else { return (0, 0) }
+        return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)])
+    }
+
     func engine(enable: Bool = false, trigger: Bool = false) throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
         chip.keepsTrace = false
-        var options = HapticEngine.Options()
-        options.policy.maximumFeedbackPerSecond = Int.max
-        options.policy.selectionMinimumIntervalSeconds = 0
+        let options = benchOptions
         let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
                                       enableLine: enable ? chip.makeEnableLine() : nil, triggerLine: trigger ? chip.makeTriggerLine() : nil,
                                       clock: clock, options: options)
@@ -91,9 +102,25 @@ struct HapticBench: ParsableCommand {
             cpuClock.advance(by: .milliseconds(100))
             cpuEngine.runDueWork()
         }
-        samples.sort()
-        let median = samples[samples.count / 2]
-        let p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
+        let (median, p99) = percentiles(&samples)
+        // The same on a bare register file: the engine and driver alone, without the simulated
+        // chip's timing model and actuator record (what a board's kernel call replaces).
+        let bareClock = VirtualClock()
+        let bare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+                                    clock: bareClock, options: benchOptions)
+        var bareSamples: [Double] = []
+        bareSamples.reserveCapacity(iterations)
+        for _ in 0..<iterations {
+            bare.prepare(feedback)
+            bareClock.advance(by: .milliseconds(2))
+            let start = SystemClock.shared.now
+            bare.play(feedback)
+            let end = SystemClock.shared.now
+            bareSamples.append(end.duration(since: start).secondsDouble * 1e6)
+            bareClock.advance(by: .milliseconds(100))
+            bare.runDueWork()
+        }
+        let (bareMedian, bareP99) = percentiles(&bareSamples)
         let heavy = rows.first { ($0["feedback"] as? String) == "impact-heavy" }
         let preparedHeavy = (heavy?["prepared"] as? [String: Int]) ?? [:]
         let standbyHeavy = (heavy?["standby"] as? [String: Int]) ?? [:]
@@ -110,8 +137,10 @@ struct HapticBench: ParsableCommand {
                             "busMicroseconds100kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 100_000),
                             "busMicroseconds400kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 400_000)],
             ],
-            "cpuPerPreparedTrigger": ["medianMicroseconds": median, "p99Microseconds": p99, "iterations": iterations,
-                                      "note": "engine + driver + simulated chip, one GO write"],
+            "cpuPerPreparedTrigger": ["medianMicroseconds": bareMedian, "p99Microseconds": bareP99, "iterations": iterations,
+                                      "note": "engine + driver on a bare register-file bus, one GO write"],
+            "cpuPerPreparedTriggerWithSimulator": ["medianMicroseconds": median, "p99Microseconds": p99,
+                                                   "note": "engine + driver + simulated chip (timing model and actuator record)"],
             "feedbacks": rows,
         ]
         if json {
@@ -120,7 +149,8 @@ struct HapticBench: ParsableCommand {
             return
         }
         print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes")
-        print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): median %.2f µs, p99 %.2f µs", iterations, median, p99))
+        print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): engine + driver median %.2f µs, p99 %.2f µs; with the simulated chip median %.2f µs, p99 %.2f µs",
+                     iterations, bareMedian, bareP99, median, p99))
         print("")
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
         for row in rows {
@@ -131,5 +161,23 @@ struct HapticBench: ParsableCommand {
             print(String(format: "%@ %@ %@ %@ %@ %8.1f  %8.1f", pad(row["feedback"] as? String ?? "", 18), pad(cell("prepared"), 9), pad(cell("standby"), 8),
                          pad(cell("shutdown"), 9), pad(cell("pinPrepared"), 9), (row["awakeSeconds"] as? Double ?? 0) * 1000, (row["effectSeconds"] as? Double ?? 0) * 1000))
         }
+    }
+}
+
+/// A DRV2605L reduced to its register file: writes store, reads return, DEV_RESET and GO clear at
+/// once. It costs next to nothing, so timing the engine on it isolates the engine and driver.
+final class RegisterFileBus: I2CBus {
+    private var registers = Part.drv2605L.resetValues
+    func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+        guard let start = bytes.first else { return }
+        for (offset, value) in bytes.dropFirst().enumerated() where Int(start) + offset < registers.count && Int(start) + offset > 0 {
+            registers[Int(start) + offset] = value
+        }
+        registers[0x01] &= 0x7F
+        registers[0x0C] = 0
+    }
+    func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
+        let start = Int(bytes.first ?? 0)
+        return (0..<count).map { start + $0 < registers.count ? registers[start + $0] : 0 }
     }
 }

@@ -33,11 +33,25 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ error: DRV2605Error) {
         switch error {
         case let .bus(bus): self.init(bus)
-        case let .gpio(gpio):
-            self.init(gpio.description, exitCode: gpio.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
+        case let .gpio(gpio): self.init(gpio)
         case .unknownDevice: self.init(error.description, exitCode: CLIError.unavailable)
         case .invalidArgument, .invalidConfiguration: self.init(error.description, exitCode: CLIError.dataError)
         default: self.init(error.description, exitCode: CLIError.runtime)
+        }
+    }
+
+    init(_ error: GPIOError) {
+        self.init(error.description, exitCode: error.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
+    }
+
+    /// Any error as a CLI error: the typed layers keep their exit codes, anything else is a runtime failure.
+    static func from(_ error: any Error) -> CLIError {
+        switch error {
+        case let error as CLIError: return error
+        case let error as DRV2605Error: return CLIError(error)
+        case let error as I2CError: return CLIError(error)
+        case let error as GPIOError: return CLIError(error)
+        default: return CLIError(String(describing: error), exitCode: CLIError.runtime)
         }
     }
 
@@ -45,20 +59,12 @@ struct CLIError: Error, CustomStringConvertible {
     static func reporting(_ body: () throws -> Void) throws {
         do {
             try body()
-        } catch let error as CLIError {
-            FileHandle.standardError.write(Data("haptic: \(error.message)\n".utf8))
-            throw ExitCode(error.exitCode)
-        } catch let error as DRV2605Error {
-            let cli = CLIError(error)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            let cli = CLIError.from(error)
             FileHandle.standardError.write(Data("haptic: \(cli.message)\n".utf8))
             throw ExitCode(cli.exitCode)
-        } catch let error as I2CError {
-            let cli = CLIError(error)
-            FileHandle.standardError.write(Data("haptic: \(cli.message)\n".utf8))
-            throw ExitCode(cli.exitCode)
-        } catch let error as GPIOError {
-            FileHandle.standardError.write(Data("haptic: \(error.description)\n".utf8))
-            throw ExitCode(error.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
         }
     }
 }

@@ -269,6 +269,20 @@ struct Rig {
         #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1.0)
     }
 
+    @Test func everyWakeFromShutdownRestoresTheConfiguration() throws {
+        let rig = Rig(enable: true)
+        var options = SimulatedDRV2605.Options()
+        options.registersSurviveShutdown = false
+        rig.chip.options = options
+        try rig.driver.start()
+        try rig.driver.shutdown()
+        #expect(try rig.driver.diagnose() == .fine)
+        #expect(rig.chip.registers[0x16] == 0x53 && rig.chip.registers[0x03] == 6)
+        try rig.driver.shutdown()
+        try rig.driver.enterStandby()
+        #expect(rig.chip.registers[0x16] == 0x53 && rig.chip.registers[0x01] == 0x40)
+    }
+
     @Test func stopQuietlyFallsBackToEnLowWhenTheBusFails() throws {
         let rig = Rig(enable: true)
         try rig.driver.start()
