@@ -410,20 +410,26 @@ public final class DRV2605Driver<Bus: I2CBus> {
         return status.diagnosticFailed ? .openOrOutOfRange : .fine
     }
 
+    /// Starts the diagnostic or calibration routine and polls GO until it clears. On any failure
+    /// (a bus error, the deadline) the routine is cancelled and the chip put in standby, so the
+    /// actuator is never left driven.
     private func runRoutine(deadline: Duration, progress: ((Duration) -> Void)?) throws(DRV2605Error) -> StatusRegister {
         let start = clock.now
-        try write(.go, 1)
         let end = start.advanced(by: deadline)
-        while true {
-            clock.sleep(until: min(end, clock.now.advanced(by: options.pollInterval * 4)))
-            if try !isBusy() { break }
-            progress?(clock.now.duration(since: start))
-            guard clock.now < end else {
-                stopQuietly()
-                throw .timeout("the \(mode) routine did not finish within \(deadline)")
+        do throws(DRV2605Error) {
+            try write(.go, 1)
+            while true {
+                clock.sleep(until: min(end, clock.now.advanced(by: options.pollInterval * 4)))
+                if try !isBusy() { break }
+                progress?(clock.now.duration(since: start))
+                guard clock.now < end else { throw DRV2605Error.timeout("the \(mode) routine did not finish within \(deadline)") }
             }
+            return StatusRegister(rawValue: try read(.status))
+        } catch {
+            stopQuietly()
+            try? enterStandby()
+            throw error
         }
-        return StatusRegister(rawValue: try read(.status))
     }
 
     /// Supply voltage from VBAT. The chip updates it only while driving; idle it may read 0.
@@ -434,6 +440,20 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// LRA resonance from LRA_PERIOD (valid while driving an LRA).
     public func measuredResonanceHz() throws(DRV2605Error) -> Double? {
         ActuatorEquations.frequency(periodField: try read(.lraResonancePeriod))
+    }
+
+    /// Live readouts that the chip only updates while it drives: plays a buzz, reads VBAT and
+    /// LRA_PERIOD in one transaction after `settle`, then stops and returns to standby.
+    public func measureWhileDriving(settle: Duration = .milliseconds(50)) throws(DRV2605Error) -> (supplyVolts: Double, resonanceHz: Double?) {
+        try requireROM()
+        try play(WaveformSequence(.buzz100))
+        clock.sleep(for: settle)
+        let bytes: [UInt8]
+        do { bytes = try readBurst(.supplyVoltage, count: 2) } catch { stopQuietly(); throw error }
+        try stop()
+        try enterStandby()
+        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: bytes[1]) : nil
+        return (ActuatorEquations.supplyVolts(register: bytes[0]), resonance)
     }
 
     /// Registers 0x00–0x22 in one read (note: reading STATUS clears its latched flags).

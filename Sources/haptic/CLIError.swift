@@ -2,6 +2,7 @@ import ArgumentParser
 import DRV2605
 import Foundation
 import HardwareAccess
+import Haptics
 
 /// One line on stderr and an exit code that means something (sysexits).
 struct CLIError: Error, CustomStringConvertible {
@@ -51,6 +52,8 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as DRV2605Error: return CLIError(error)
         case let error as I2CError: return CLIError(error)
         case let error as GPIOError: return CLIError(error)
+        case let error as BoardFileError: return CLIError(error.description, exitCode: CLIError.dataError)
+        case let error as CalibrationStoreError: return CLIError(error.description, exitCode: CLIError.runtime)
         default: return CLIError(String(describing: error), exitCode: CLIError.runtime)
         }
     }

@@ -2,6 +2,12 @@ import ArgumentParser
 
 /// Options every verb takes.
 struct GlobalOptions: ParsableArguments {
+    @Option(help: "Board file: a name from 'haptic boards' or a path. Default: $HAPTIC_BOARD or /etc/haptics/board.json when present.")
+    var board: String?
+
+    @Option(help: "Which chip of the board file (default: its first driver).")
+    var driver: String?
+
     @Option(help: "I2C bus: a path (/dev/i2c-1) or a number (1). Default: /dev/i2c-1, or the simulated chip when the machine has no I2C bus.")
     var bus: String?
 
@@ -17,8 +23,8 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Simulated part: drv2605l, drv2605, drv2604l, drv2604.")
     var simulatedPart: String = "drv2605l"
 
-    @Option(help: "Actuator: lra or erm (the simulated chip's actuator, and the configuration used).")
-    var actuator: String = "lra"
+    @Option(help: "Actuator: with a board file, one of its actuator names (default: the board's default); without, lra or erm.")
+    var actuator: String?
 
     @Flag(help: "Print every bus transaction as it happens.")
     var trace = false

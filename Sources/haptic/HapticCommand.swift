@@ -10,7 +10,8 @@ struct HapticCommand: ParsableCommand {
         Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
         Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission.
         """,
-        subcommands: [Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self],
+        subcommands: [Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
+                      Calibrate.self, Diagnose.self, Status.self, Boards.self],
         defaultSubcommand: nil
     )
 }

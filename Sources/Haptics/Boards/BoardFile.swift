@@ -1,0 +1,394 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+
+/// A board file: what is wired to the Pi — which bus, which chips, which GPIO lines, which
+/// actuators — so that nobody has to guess voltages or libraries.
+///
+/// Format 1 (JSON; see Boards/README.md):
+/// ```json
+/// { "format": 1, "name": "adafruit-drv2605l", "description": "…", "bus": "/dev/i2c-1",
+///   "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.5, "resonantHz": 175 },
+///                  "erm": { "type": "erm", "ratedVolts": 3.0, "maximumVolts": 3.6, "library": "B" } },
+///   "defaultActuator": "lra",
+///   "drivers": [ { "name": "main", "address": "0x5A", "part": "drv2605l",
+///                  "enable": { "chip": "pinctrl-bcm2711", "line": 17 },
+///                  "trigger": { "chip": "pinctrl-bcm2711", "line": 27 },
+///                  "mux": { "address": "0x70", "channel": 0 } } ],
+///   "feedback": { "impact-heavy": [1], "success": [2, "wait 80", 1] } }
+/// ```
+public struct BoardFile: Sendable, Equatable {
+    public static let currentFormat = 1
+
+    /// A GPIO line by chip (label, name, path or number) and offset or line name.
+    public struct Line: Sendable, Equatable {
+        public var chip: String
+        public var offset: UInt32?
+        public var lineName: String?
+        public init(chip: String, offset: UInt32?, lineName: String?) {
+            self.chip = chip
+            self.offset = offset
+            self.lineName = lineName
+        }
+    }
+
+    /// A TCA9548A I2C switch channel in front of a chip.
+    public struct MuxChannel: Sendable, Equatable {
+        public var address: I2CAddress
+        public var channel: Int
+        public init(address: I2CAddress, channel: Int) {
+            self.address = address
+            self.channel = channel
+        }
+    }
+
+    /// An actuator preset: its datasheet values and how to drive it.
+    public struct Actuator: Sendable, Equatable {
+        public var name: String
+        public var specification: ActuatorSpecification
+        public var library: EffectLibrary?
+        public var loop: LoopMode?
+        public var description: String?
+    }
+
+    /// One DRV2605 on the board.
+    public struct Driver: Sendable, Equatable {
+        public var name: String
+        public var bus: String
+        public var address: I2CAddress
+        public var part: Part?
+        public var enable: Line?
+        public var trigger: Line?
+        public var mux: MuxChannel?
+    }
+
+    public var path: String
+    public var name: String
+    public var description: String
+    public var supplyVolts: Double
+    public var actuators: [Actuator]
+    public var defaultActuator: String
+    public var drivers: [Driver]
+    /// Mapping overrides: feedback name → ROM sequence.
+    public var feedback: [FeedbackKind: WaveformSequence]
+
+    public func actuator(named name: String?) throws(BoardFileError) -> Actuator {
+        let wanted = name ?? defaultActuator
+        guard let found = actuators.first(where: { $0.name == wanted }) else {
+            throw BoardFileError(file: path, field: "actuators", problem: "has no actuator named '\(wanted)'",
+                                 allowed: actuators.map(\.name).joined(separator: ", "))
+        }
+        return found
+    }
+
+    /// The chip configuration for an actuator preset, from its datasheet values.
+    public func configuration(actuator name: String? = nil) throws(BoardFileError) -> DRV2605Configuration {
+        let preset = try actuator(named: name)
+        do {
+            return try DRV2605Configuration(preset.specification, library: preset.library, loop: preset.loop, supplyVolts: supplyVolts)
+        } catch {
+            throw BoardFileError(file: path, field: "actuators.\(preset.name)", problem: error.description, allowed: nil)
+        }
+    }
+
+    /// The standard mapping for the actuator with the board's overrides applied.
+    public func mapping(for actuator: ActuatorType) -> FeedbackMapping {
+        var mapping = FeedbackMapping.standard(for: actuator)
+        for (kind, sequence) in feedback { mapping.override(kind, with: .rom(sequence)) }
+        return mapping
+    }
+}
+
+/// A board file problem, naming the file, the field and what is allowed.
+public struct BoardFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var field: String
+    public var problem: String
+    public var allowed: String?
+    public var description: String {
+        "board file \(file): \(field) \(problem)" + (allowed.map { " (allowed: \($0))" } ?? "")
+    }
+}
+
+extension BoardFile {
+    /// Where `--board NAME` looks for NAME.json, in order.
+    public static func searchDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var directories: [String] = []
+        if let custom = environment["HAPTIC_BOARDS_DIR"] { directories.append(custom) }
+        directories.append(FileManager.default.currentDirectoryPath + "/Boards")
+        // Next to a binary built in the repository (.build/<config>/haptic → Boards/).
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            directory = directory.deletingLastPathComponent()
+            directories.append(directory.path + "/Boards")
+        }
+        directories += ["/usr/local/share/haptics/boards", "/usr/share/haptics/boards"]
+        return directories
+    }
+
+    /// The machine's own board file, used when no `--board` is given: `$HAPTIC_BOARD`, else
+    /// `/etc/haptics/board.json` if it exists.
+    public static func defaultBoardPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let path = environment["HAPTIC_BOARD"] { return path }
+        let system = "/etc/haptics/board.json"
+        return FileManager.default.fileExists(atPath: system) ? system : nil
+    }
+
+    /// Finds a board by name (a file in a board directory) or by path.
+    public static func locate(_ nameOrPath: String) throws(BoardFileError) -> String {
+        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") {
+            guard FileManager.default.fileExists(atPath: nameOrPath) else {
+                throw BoardFileError(file: nameOrPath, field: "file", problem: "does not exist", allowed: nil)
+            }
+            return nameOrPath
+        }
+        for directory in searchDirectories() {
+            let candidate = "\(directory)/\(nameOrPath).json"
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        }
+        throw BoardFileError(file: nameOrPath, field: "name", problem: "is not a known board",
+                             allowed: knownBoards().map(\.name).joined(separator: ", "))
+    }
+
+    /// Every board file found in the search directories (first of each name wins).
+    public static func knownBoards() -> [(name: String, path: String)] {
+        var seen: Set<String> = []
+        var result: [(String, String)] = []
+        for directory in searchDirectories() {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for file in files.sorted() where file.hasSuffix(".json") {
+                let name = String(file.dropLast(5))
+                if seen.insert(name).inserted { result.append((name, "\(directory)/\(file)")) }
+            }
+        }
+        return result
+    }
+
+    /// Reads and validates a board file.
+    public static func load(_ path: String) throws(BoardFileError) -> BoardFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw BoardFileError(file: path, field: "file", problem: "cannot be read (\(error.localizedDescription))", allowed: nil)
+        }
+        guard data.count <= 1 << 20 else {
+            throw BoardFileError(file: path, field: "file", problem: "is larger than 1 MiB", allowed: nil)
+        }
+        return try parse(data, path: path)
+    }
+
+    /// Parses board-file JSON (`path` names it in errors).
+    public static func parse(_ data: Data, path: String) throws(BoardFileError) -> BoardFile {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw BoardFileError(file: path, field: "file", problem: "is not valid JSON (\(error.localizedDescription))", allowed: nil)
+        }
+        let reader = FieldReader(file: path)
+        let top = try reader.object(root, "(top level)")
+        let format = try reader.int(top["format"], "format")
+        guard format == currentFormat else {
+            throw BoardFileError(file: path, field: "format", problem: "is \(format)", allowed: "\(currentFormat)")
+        }
+        let name = try reader.string(top["name"], "name")
+        let description = try reader.optionalString(top["description"], "description") ?? name
+        let defaultBus = try reader.optionalString(top["bus"], "bus") ?? "/dev/i2c-1"
+        let supply = try reader.optionalDouble(top["supplyVolts"], "supplyVolts") ?? 5.0
+        guard supply >= 2.0, supply <= 5.2 else {
+            throw BoardFileError(file: path, field: "supplyVolts", problem: "is \(supply) V", allowed: "2.0 to 5.2 (the DRV2605L's supply range)")
+        }
+
+        let actuatorObject = try reader.object(top["actuators"], "actuators")
+        guard !actuatorObject.isEmpty else {
+            throw BoardFileError(file: path, field: "actuators", problem: "is empty", allowed: "at least one actuator")
+        }
+        var actuators: [Actuator] = []
+        for key in actuatorObject.keys.sorted() {
+            actuators.append(try reader.actuator(actuatorObject[key], name: key))
+        }
+        let defaultActuator = try reader.optionalString(top["defaultActuator"], "defaultActuator") ?? actuators[0].name
+        guard actuators.contains(where: { $0.name == defaultActuator }) else {
+            throw BoardFileError(file: path, field: "defaultActuator", problem: "is '\(defaultActuator)'",
+                                 allowed: actuators.map(\.name).joined(separator: ", "))
+        }
+
+        let driverList = try reader.array(top["drivers"], "drivers")
+        guard !driverList.isEmpty else {
+            throw BoardFileError(file: path, field: "drivers", problem: "is empty", allowed: "at least one driver")
+        }
+        var drivers: [Driver] = []
+        for (index, item) in driverList.enumerated() {
+            drivers.append(try reader.driver(item, index: index, defaultBus: defaultBus))
+        }
+        let names = drivers.map(\.name)
+        if Set(names).count != names.count {
+            throw BoardFileError(file: path, field: "drivers", problem: "repeat a name (\(names.joined(separator: ", ")))", allowed: "unique names")
+        }
+
+        var feedback: [FeedbackKind: WaveformSequence] = [:]
+        if let overrides = top["feedback"] {
+            let object = try reader.object(overrides, "feedback")
+            for key in object.keys.sorted() {
+                guard let kind = FeedbackKind.all.first(where: { $0.name == key }) else {
+                    throw BoardFileError(file: path, field: "feedback.\(key)", problem: "is not a feedback",
+                                         allowed: FeedbackKind.all.map(\.name).joined(separator: ", "))
+                }
+                feedback[kind] = try reader.sequence(object[key], "feedback.\(key)")
+            }
+        }
+        return BoardFile(path: path, name: name, description: description, supplyVolts: supply, actuators: actuators,
+                         defaultActuator: defaultActuator, drivers: drivers, feedback: feedback)
+    }
+}
+
+/// Typed access to decoded JSON with errors that name the field.
+struct FieldReader {
+    let file: String
+
+    func fail(_ field: String, _ problem: String, _ allowed: String? = nil) -> BoardFileError {
+        BoardFileError(file: file, field: field, problem: problem, allowed: allowed)
+    }
+
+    func object(_ value: Any?, _ field: String) throws(BoardFileError) -> [String: Any] {
+        guard let value else { throw fail(field, "is missing") }
+        guard let object = value as? [String: Any] else { throw fail(field, "must be an object") }
+        return object
+    }
+    func array(_ value: Any?, _ field: String) throws(BoardFileError) -> [Any] {
+        guard let value else { throw fail(field, "is missing") }
+        guard let array = value as? [Any] else { throw fail(field, "must be an array") }
+        return array
+    }
+    func string(_ value: Any?, _ field: String) throws(BoardFileError) -> String {
+        guard let value else { throw fail(field, "is missing") }
+        guard let string = value as? String else { throw fail(field, "must be a string") }
+        return string
+    }
+    func optionalString(_ value: Any?, _ field: String) throws(BoardFileError) -> String? {
+        guard let value else { return nil }
+        return try string(value, field)
+    }
+    func number(_ value: Any?, _ field: String) throws(BoardFileError) -> Double {
+        guard let value else { throw fail(field, "is missing") }
+        // JSONSerialization gives true/false as a boolean NSNumber subclass; reject those.
+        guard let number = value as? NSNumber, !String(describing: type(of: value)).contains("Boolean") else {
+            throw fail(field, "must be a number")
+        }
+        let double = number.doubleValue
+        guard double.isFinite else { throw fail(field, "must be a finite number") }
+        return double
+    }
+    func optionalDouble(_ value: Any?, _ field: String) throws(BoardFileError) -> Double? {
+        guard let value else { return nil }
+        return try number(value, field)
+    }
+    func int(_ value: Any?, _ field: String) throws(BoardFileError) -> Int {
+        let double = try number(value, field)
+        guard double == double.rounded(), abs(double) < 1e9 else { throw fail(field, "must be a whole number") }
+        return Int(double)
+    }
+    func address(_ value: Any?, _ field: String) throws(BoardFileError) -> I2CAddress {
+        let allowed = "a 7-bit address 0x03-0x77, as \"0x5A\" or 90"
+        if let text = value as? String {
+            let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
+            guard let parsed = Int(digits, radix: text.lowercased().hasPrefix("0x") ? 16 : 10), let address = I2CAddress(parsed) else {
+                throw fail(field, "is '\(text)'", allowed)
+            }
+            return address
+        }
+        let number = try int(value, field)
+        guard let address = I2CAddress(number) else { throw fail(field, "is \(number)", allowed) }
+        return address
+    }
+
+    func line(_ value: Any?, _ field: String) throws(BoardFileError) -> BoardFile.Line? {
+        guard let value else { return nil }
+        let object = try object(value, field)
+        let chip = try string(object["chip"], "\(field).chip")
+        if let name = object["line"] as? String { return BoardFile.Line(chip: chip, offset: nil, lineName: name) }
+        let offset = try int(object["line"], "\(field).line")
+        guard (0...1023).contains(offset) else { throw fail("\(field).line", "is \(offset)", "0-1023 or a line name") }
+        return BoardFile.Line(chip: chip, offset: UInt32(offset), lineName: nil)
+    }
+
+    func actuator(_ value: Any?, name: String) throws(BoardFileError) -> BoardFile.Actuator {
+        let field = "actuators.\(name)"
+        let object = try object(value, field)
+        let type = try string(object["type"], "\(field).type")
+        let specification: ActuatorSpecification
+        switch type.lowercased() {
+        case "lra":
+            specification = .lra(ratedVrms: try number(object["ratedVrms"], "\(field).ratedVrms"),
+                                 maximumVrms: try number(object["maximumVrms"], "\(field).maximumVrms"),
+                                 resonantHz: try number(object["resonantHz"], "\(field).resonantHz"))
+        case "erm":
+            specification = .erm(ratedVolts: try number(object["ratedVolts"], "\(field).ratedVolts"),
+                                 maximumVolts: try number(object["maximumVolts"], "\(field).maximumVolts"))
+        default:
+            throw fail("\(field).type", "is '\(type)'", "lra, erm")
+        }
+        var library: EffectLibrary?
+        if let text = try optionalString(object["library"], "\(field).library") {
+            guard let parsed = EffectLibrary(name: text) else {
+                throw fail("\(field).library", "is '\(text)'", "A, B, C, D, E, F (ERM) or LRA")
+            }
+            library = parsed
+        }
+        var loop: LoopMode?
+        if let text = try optionalString(object["loop"], "\(field).loop") {
+            guard let parsed = LoopMode(rawValue: text.lowercased()) else { throw fail("\(field).loop", "is '\(text)'", "closed, open") }
+            loop = parsed
+        }
+        return BoardFile.Actuator(name: name, specification: specification, library: library, loop: loop,
+                                  description: try optionalString(object["description"], "\(field).description"))
+    }
+
+    func driver(_ value: Any?, index: Int, defaultBus: String) throws(BoardFileError) -> BoardFile.Driver {
+        let field = "drivers[\(index)]"
+        let object = try object(value, field)
+        let name = try optionalString(object["name"], "\(field).name") ?? "driver\(index)"
+        let bus = try optionalString(object["bus"], "\(field).bus") ?? defaultBus
+        let address = object["address"] == nil ? I2CAddress.drv2605 : try self.address(object["address"], "\(field).address")
+        var part: Part?
+        if let text = try optionalString(object["part"], "\(field).part") {
+            guard let parsed = Part(name: text) else { throw fail("\(field).part", "is '\(text)'", "drv2605, drv2605l, drv2604, drv2604l") }
+            part = parsed
+        }
+        var mux: BoardFile.MuxChannel?
+        if let muxValue = object["mux"] {
+            let muxObject = try self.object(muxValue, "\(field).mux")
+            let muxAddress = muxObject["address"] == nil ? I2CAddress.tca9548a : try self.address(muxObject["address"], "\(field).mux.address")
+            let channel = try int(muxObject["channel"], "\(field).mux.channel")
+            guard (0...7).contains(channel) else { throw fail("\(field).mux.channel", "is \(channel)", "0-7") }
+            mux = BoardFile.MuxChannel(address: muxAddress, channel: channel)
+        }
+        return BoardFile.Driver(name: name, bus: bus, address: address, part: part,
+                                enable: try line(object["enable"], "\(field).enable"),
+                                trigger: try line(object["trigger"], "\(field).trigger"), mux: mux)
+    }
+
+    func sequence(_ value: Any?, _ field: String) throws(BoardFileError) -> WaveformSequence {
+        let items = try array(value, field)
+        var steps: [WaveformSequence.Step] = []
+        for (index, item) in items.enumerated() {
+            let itemField = "\(field)[\(index)]"
+            if let text = item as? String {
+                let parts = text.lowercased().split(separator: " ")
+                guard parts.count == 2, parts[0] == "wait", let milliseconds = Double(parts[1]) else {
+                    throw fail(itemField, "is '\(text)'", "an effect number 1-123 or \"wait <ms>\"")
+                }
+                do { steps.append(try WaveformSequence.wait(.secondsClamped(milliseconds / 1000))) } catch {
+                    throw fail(itemField, "is '\(text)'", "waits of 10-1270 ms")
+                }
+            } else {
+                let number = try int(item, itemField)
+                guard let effect = Effect(number) else { throw fail(itemField, "is \(number)", "effects 1-123") }
+                steps.append(.effect(effect))
+            }
+        }
+        do { return try WaveformSequence(steps) } catch { throw fail(field, "has \(steps.count) steps", "1-8 steps") }
+    }
+}

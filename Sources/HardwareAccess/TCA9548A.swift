@@ -1,0 +1,55 @@
+/// A TCA9548A (or PCA9548A) I2C switch driven from user space: one control byte selects which of
+/// its eight downstream channels are connected. Every DRV2605 sits at 0x5A, so several need one.
+///
+/// Shared by the `MuxChannelBus` handles of its channels, it remembers the selected mask so a
+/// channel switch costs one 2-byte write only when the channel really changes. (Where the kernel's
+/// i2c-mux-pca954x driver owns the switch, each channel is its own /dev/i2c-N instead.)
+public final class TCA9548A<Parent: I2CBus> {
+    public let parent: Parent
+    public let address: I2CAddress
+    /// The channel mask last written; `nil` when unknown (e.g. after an error).
+    public private(set) var selectedMask: UInt8?
+
+    public init(parent: Parent, address: I2CAddress = .tca9548a) {
+        self.parent = parent
+        self.address = address
+    }
+
+    /// Connects exactly the channels in `mask` (bit n = channel n).
+    public func select(mask: UInt8) throws(I2CError) {
+        guard selectedMask != mask else { return }
+        do {
+            try parent.write(to: address, [mask])
+            selectedMask = mask
+        } catch {
+            selectedMask = nil
+            throw error
+        }
+    }
+
+    /// A bus for the chips on one channel.
+    public func channel(_ channel: Int) -> MuxChannelBus<Parent>? {
+        guard (0...7).contains(channel) else { return nil }
+        return MuxChannelBus(mux: self, channel: channel)
+    }
+}
+
+/// The bus behind one TCA9548A channel: selects the channel before each transaction when needed.
+public final class MuxChannelBus<Parent: I2CBus>: I2CBus {
+    public let mux: TCA9548A<Parent>
+    public let channel: Int
+    init(mux: TCA9548A<Parent>, channel: Int) {
+        self.mux = mux
+        self.channel = channel
+    }
+    private var mask: UInt8 { UInt8(1) << UInt8(channel) }
+
+    public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+        try mux.select(mask: mask)
+        try mux.parent.write(to: address, bytes)
+    }
+    public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
+        try mux.select(mask: mask)
+        return try mux.parent.writeRead(to: address, bytes, count: count)
+    }
+}
