@@ -49,7 +49,38 @@ final class EngineCore {
         lastActivity = driver.clock.now
     }
 
-    var isBusy: Bool { busyUntil != nil || clip != nil }
+    var isBusy: Bool { busyUntil != nil || clip != nil || exclusive != nil }
+
+    // Exclusive playback (pattern players): the engine leaves the chip alone until it ends.
+    private var exclusive: UInt64?
+    private var exclusiveCounter: UInt64 = 0
+
+    /// Hands the chip to a player: whatever plays is stopped, the power timers hold off.
+    func beginExclusive() -> UInt64 {
+        if isBusy { stopAll(standby: false) }
+        exclusiveCounter += 1
+        exclusive = exclusiveCounter
+        lastActivity = clock.now
+        preparedUntil = nil
+        return exclusiveCounter
+    }
+
+    /// Whether `token` still owns the chip (a newer feedback or stop takes it away).
+    func owns(_ token: UInt64) -> Bool { exclusive == token }
+
+    /// Gives the chip back: real-time playback ended, output zero, standby unless prepared.
+    func endExclusive(_ token: UInt64) {
+        guard exclusive == token else { return }
+        exclusive = nil
+        lastActivity = clock.now
+        if driver.mode == .realTimePlayback {
+            do { try driver.endRealTimePlayback(standby: false) } catch { driver.stopQuietly() }
+        } else if driver.power == .ready {
+            do { try driver.stop() } catch { driver.stopQuietly() }
+        }
+        _ = tick()
+        noteAwake(driver.power == .ready)
+    }
 
     // MARK: - Requests
 
@@ -149,6 +180,15 @@ final class EngineCore {
     }
 
     func stopAll(standby: Bool) {
+        if exclusive != nil {
+            // A player had the chip: take it back (the player sees it no longer owns it).
+            exclusive = nil
+            if driver.mode == .realTimePlayback {
+                do { try driver.endRealTimePlayback(standby: false) } catch { driver.stopQuietly() }
+            } else {
+                do { try driver.stop() } catch { driver.stopQuietly() }
+            }
+        }
         if clip != nil {
             clip = nil
             try? driver.endRealTimePlayback(standby: false)

@@ -157,6 +157,21 @@ public final class HapticEngine: Sendable {
     public func setPolicy(_ policy: HapticsPolicy) { withCore { $0.options.policy = policy } }
     public func setMapping(_ mapping: FeedbackMapping) { withCore { $0.mapping = mapping } }
 
+    /// Hands the chip to a pattern player until `endExclusive`; stops whatever plays.
+    public func beginExclusive() -> UInt64 { withCore { $0.beginExclusive() } }
+
+    /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
+    /// (a newer feedback preempted the player, or `stop()` was called).
+    public func withExclusive<T>(_ token: UInt64, _ body: (EngineDriver) throws -> T) throws -> T? {
+        try core.withLock { core in core.owns(token) ? try body(core.driver) : nil }
+    }
+
+    /// Gives the chip back after exclusive playback: output zero, back to standby.
+    public func endExclusive(_ token: UInt64) {
+        withCore { $0.endExclusive(token) }
+        worker?.wake()
+    }
+
     /// Direct access to the driver, serialized with everything else (dump, calibrate, diagnose).
     public func withDriver<T>(_ body: (EngineDriver) throws -> T) throws -> T {
         try core.withLock { core in try body(core.driver) }

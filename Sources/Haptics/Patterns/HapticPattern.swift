@@ -1,0 +1,149 @@
+/// A custom haptic pattern in Core Haptics' model: events in time, plus dynamic parameters and
+/// parameter curves that modulate them. Times are seconds from the start of the pattern.
+public struct HapticPattern: Sendable, Equatable {
+    public enum EventType: String, Sendable, Equatable, CaseIterable {
+        case hapticTransient = "HapticTransient"
+        case hapticContinuous = "HapticContinuous"
+        case audioContinuous = "AudioContinuous"
+        case audioCustom = "AudioCustom"
+
+        public var isHaptic: Bool { self == .hapticTransient || self == .hapticContinuous }
+    }
+
+    public struct Event: Sendable, Equatable {
+        public var type: EventType
+        public var time: Double
+        /// Needed for continuous events (Core Haptics limits haptic ones to 30 s).
+        public var duration: Double
+        /// 0...1; Core Haptics publishes no default, 1 is used (full strength), as its samples expect.
+        public var intensity: Double
+        /// 0...1 (default 0.5).
+        public var sharpness: Double
+        /// 0...1 normalised envelope times (0 = shortest); see `PatternRenderer.envelopeSeconds`.
+        public var attackTime: Double
+        public var decayTime: Double
+        public var releaseTime: Double
+        /// Sustained (attack-release) or not (attack-decay). Default true.
+        public var sustained: Bool
+        /// Audio parameters are kept so a file reads back equal; they are not played.
+        public var audioParameters: [String: Double]
+        public var waveformPath: String?
+
+        public init(type: EventType, time: Double, duration: Double = 0, intensity: Double = 1, sharpness: Double = 0.5,
+                    attackTime: Double = 0, decayTime: Double = 0, releaseTime: Double = 0, sustained: Bool = true,
+                    audioParameters: [String: Double] = [:], waveformPath: String? = nil) {
+            self.type = type
+            self.time = time
+            self.duration = duration
+            self.intensity = intensity
+            self.sharpness = sharpness
+            self.attackTime = attackTime
+            self.decayTime = decayTime
+            self.releaseTime = releaseTime
+            self.sustained = sustained
+            self.audioParameters = audioParameters
+            self.waveformPath = waveformPath
+        }
+
+        /// When the event stops contributing (transients: their own short length).
+        public var end: Double { time + (type == .hapticTransient ? 0 : duration) }
+    }
+
+    /// The dynamic parameters of Core Haptics; intensity controls multiply, the rest add.
+    public enum ParameterID: String, Sendable, Equatable, CaseIterable {
+        case hapticIntensityControl = "HapticIntensityControl"
+        case hapticSharpnessControl = "HapticSharpnessControl"
+        case hapticAttackTimeControl = "HapticAttackTimeControl"
+        case hapticDecayTimeControl = "HapticDecayTimeControl"
+        case hapticReleaseTimeControl = "HapticReleaseTimeControl"
+        case audioVolumeControl = "AudioVolumeControl"
+        case audioPanControl = "AudioPanControl"
+        case audioPitchControl = "AudioPitchControl"
+        case audioBrightnessControl = "AudioBrightnessControl"
+        case audioAttackTimeControl = "AudioAttackTimeControl"
+        case audioDecayTimeControl = "AudioDecayTimeControl"
+        case audioReleaseTimeControl = "AudioReleaseTimeControl"
+
+        /// The value when nothing set it: 1 for intensity and volume (they multiply), 0 otherwise.
+        public var neutral: Double { self == .hapticIntensityControl || self == .audioVolumeControl ? 1 : 0 }
+        public var range: ClosedRange<Double> { self == .hapticIntensityControl || self == .audioVolumeControl ? 0...1 : -1...1 }
+    }
+
+    /// An instant change of a dynamic parameter.
+    public struct Parameter: Sendable, Equatable {
+        public var id: ParameterID
+        public var time: Double
+        public var value: Double
+        public init(id: ParameterID, time: Double, value: Double) {
+            self.id = id
+            self.time = time
+            self.value = value
+        }
+    }
+
+    /// A dynamic parameter ramped linearly through control points (times relative to `time`).
+    public struct ParameterCurve: Sendable, Equatable {
+        public struct Point: Sendable, Equatable {
+            public var time: Double
+            public var value: Double
+            public init(time: Double, value: Double) {
+                self.time = time
+                self.value = value
+            }
+        }
+        public var id: ParameterID
+        public var time: Double
+        public var points: [Point]
+        public init(id: ParameterID, time: Double, points: [Point]) {
+            self.id = id
+            self.time = time
+            self.points = points
+        }
+        public var end: Double { time + (points.last?.time ?? 0) }
+    }
+
+    public var events: [Event]
+    public var parameters: [Parameter]
+    public var curves: [ParameterCurve]
+
+    public init(events: [Event] = [], parameters: [Parameter] = [], curves: [ParameterCurve] = []) {
+        self.events = events.sorted { $0.time < $1.time }
+        self.parameters = parameters.sorted { $0.time < $1.time }
+        self.curves = curves.sorted { $0.time < $1.time }
+    }
+
+    /// As Core Haptics: the latest event end or parameter/curve time.
+    public var duration: Double {
+        let ends = events.map(\.end) + parameters.map(\.time) + curves.map(\.end)
+        return ends.max() ?? 0
+    }
+
+    /// Counts by event type, for summaries.
+    public var eventCounts: [EventType: Int] {
+        events.reduce(into: [:]) { $0[$1.type, default: 0] += 1 }
+    }
+
+    /// The value of a dynamic parameter at `time`: the latest instant parameter or the curve
+    /// interpolated, whichever was scheduled last at or before `time` ("latest scheduled wins").
+    public func control(_ id: ParameterID, at time: Double) -> Double {
+        var value = id.neutral
+        var scheduled = -Double.infinity
+        for parameter in parameters where parameter.id == id && parameter.time <= time && parameter.time >= scheduled {
+            value = parameter.value
+            scheduled = parameter.time
+        }
+        for curve in curves where curve.id == id && curve.time <= time && curve.time >= scheduled {
+            guard let first = curve.points.first else { continue }
+            let local = time - curve.time
+            scheduled = curve.time
+            if local <= first.time { value = first.value; continue }
+            value = curve.points.last?.value ?? first.value
+            for (a, b) in zip(curve.points, curve.points.dropFirst()) where local >= a.time && local <= b.time {
+                let span = b.time - a.time
+                value = span > 0 ? a.value + (b.value - a.value) * (local - a.time) / span : b.value
+                break
+            }
+        }
+        return min(id.range.upperBound, max(id.range.lowerBound, value))
+    }
+}

@@ -1,0 +1,398 @@
+import Foundation
+
+/// A problem in a pattern file: malformed JSON (with line and column) or a field that is wrong
+/// (with its JSON path, e.g. `Pattern[3].Event.EventDuration`). Nothing of such a file is played.
+public struct PatternFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    /// The JSON path of the field, or empty for syntax and size problems.
+    public var path: String
+    public var line: Int?
+    public var column: Int?
+    public var message: String
+
+    public var description: String {
+        var text = "\(file)"
+        if let line { text += ":\(line)" + (column.map { ":\($0)" } ?? "") }
+        text += ": "
+        if !path.isEmpty { text += "\(path): " }
+        return text + message
+    }
+}
+
+/// A pattern read from a file, with what the reader had to decide or could not honour.
+public struct PatternDocument: Sendable, Equatable {
+    public enum Format: String, Sendable { case ahap, metaHaptic }
+    /// How ParameterCurve control-point times were read.
+    public enum CurveTimes: String, Sendable {
+        /// Relative to the curve's own Time, as Apple documents.
+        case relative
+        /// Absolute (pattern) times, as some exporters write them.
+        case absolute
+    }
+    public var pattern: HapticPattern
+    public var format: Format
+    public var curveTimes: CurveTimes
+    /// Lenient choices and losses: unknown keys ignored, values clamped, limits applied.
+    public var warnings: [String]
+}
+
+/// Limits on what a pattern file may contain, so a hostile or broken file fails clearly instead
+/// of exhausting memory or time.
+public struct PatternFileLimits: Sendable {
+    public var maximumBytes = 16 << 20
+    public var maximumElements = 100_000
+    public var maximumControlPoints = 4_096
+    /// Core Haptics' limit for a haptic continuous event.
+    public var maximumContinuousSeconds = 30.0
+    public var maximumPatternSeconds = 600.0
+    public init() {}
+}
+
+/// Reads and writes AHAP (Apple Haptic and Audio Pattern) files and reads Meta Haptics Studio
+/// `.haptic` v1 files.
+///
+/// Lenient where real files are (trailing commas, events out of time order, missing parameters
+/// taking defaults, unknown keys ignored, integer Version); strict where a file is broken, with
+/// the JSON path of the problem.
+public enum PatternFileReader {
+    /// How to read curve control-point times.
+    public enum CurveTimeOption: String, Sendable {
+        /// Relative unless every curve that starts after 0 has its first point at the curve's own
+        /// Time (what exporters writing absolute times produce).
+        case automatic
+        case relative
+        case absolute
+    }
+
+    public static func read(path: String, curveTimes: CurveTimeOption = .automatic, limits: PatternFileLimits = .init()) throws(PatternFileError) -> PatternDocument {
+        let name = (path as NSString).lastPathComponent
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let size = attributes?[.size] as? Int, size > limits.maximumBytes {
+            throw PatternFileError(file: name, path: "", message: "the file is \(size) bytes; the limit is \(limits.maximumBytes)")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw PatternFileError(file: name, path: "", message: "cannot be read (\(error.localizedDescription))")
+        }
+        return try parse(Array(data), file: name, isMeta: path.lowercased().hasSuffix(".haptic"), curveTimes: curveTimes, limits: limits)
+    }
+
+    /// Parses file contents; `.haptic` content is recognised by its `signals` key as well.
+    public static func parse(_ bytes: [UInt8], file: String, isMeta: Bool? = nil, curveTimes: CurveTimeOption = .automatic,
+                             limits: PatternFileLimits = .init()) throws(PatternFileError) -> PatternDocument {
+        guard bytes.count <= limits.maximumBytes else {
+            throw PatternFileError(file: file, path: "", message: "the file is \(bytes.count) bytes; the limit is \(limits.maximumBytes)")
+        }
+        let root: JSONValue
+        do { root = try LenientJSONReader.parse(bytes) } catch {
+            throw PatternFileError(file: file, path: "", line: error.line, column: error.column, message: "malformed JSON: \(error.message)")
+        }
+        let reader = PathReader(file: file)
+        if isMeta == true || (isMeta == nil && root["signals"] != nil) {
+            return try MetaHapticReader.read(root, reader: reader, limits: limits)
+        }
+        return try AHAPReader.read(root, reader: reader, option: curveTimes, limits: limits)
+    }
+}
+
+/// Typed access to JSON values with errors that carry the JSON path and line.
+struct PathReader {
+    let file: String
+
+    func fail(_ path: String, _ value: JSONValue?, _ message: String) -> PatternFileError {
+        PatternFileError(file: file, path: path, line: value?.line, column: nil, message: message)
+    }
+    func object(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> [(key: String, value: JSONValue)] {
+        guard let value else { throw fail(path, nil, "is missing") }
+        guard case let .object(members, _) = value else { throw fail(path, value, "must be an object, not \(value.typeName)") }
+        return members
+    }
+    func array(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> [JSONValue] {
+        guard let value else { throw fail(path, nil, "is missing") }
+        guard case let .array(elements, _) = value else { throw fail(path, value, "must be an array, not \(value.typeName)") }
+        return elements
+    }
+    func number(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> Double {
+        guard let value else { throw fail(path, nil, "is missing") }
+        guard case let .number(number, _) = value else { throw fail(path, value, "must be a number, not \(value.typeName)") }
+        return number
+    }
+    func optionalNumber(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> Double? {
+        guard let value else { return nil }
+        return try number(value, path)
+    }
+    func string(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> String {
+        guard let value else { throw fail(path, nil, "is missing") }
+        guard case let .string(text, _) = value else { throw fail(path, value, "must be a string, not \(value.typeName)") }
+        return text
+    }
+    func time(_ value: JSONValue?, _ path: String, limit: Double) throws(PatternFileError) -> Double {
+        let time = try number(value, path)
+        guard time >= 0 else { throw fail(path, value, "is negative (\(time)); times start at 0") }
+        guard time <= limit else { throw fail(path, value, "is \(time) s; patterns are limited to \(limit) s") }
+        return time
+    }
+}
+
+/// AHAP: `{ "Version": 1.0, "Pattern": [ { "Event": {…} }, { "Parameter": {…} }, { "ParameterCurve": {…} } ] }`.
+enum AHAPReader {
+    static let eventParameterIDs: Set<String> = ["HapticIntensity", "HapticSharpness", "AttackTime", "DecayTime", "ReleaseTime",
+                                                 "Sustained", "AudioVolume", "AudioPan", "AudioPitch", "AudioBrightness"]
+
+    static func read(_ root: JSONValue, reader: PathReader, option: PatternFileReader.CurveTimeOption,
+                     limits: PatternFileLimits) throws(PatternFileError) -> PatternDocument {
+        var warnings: [String] = []
+        let top = try reader.object(root, "(top level)")
+        if let version = root["Version"] {
+            guard case .number = version else { throw reader.fail("Version", version, "must be a number, not \(version.typeName)") }
+        } else {
+            warnings.append("Version is missing; read as version 1")
+        }
+        for (key, _) in top where !["Version", "Pattern", "Metadata"].contains(key) {
+            warnings.append("unknown top-level key \(key) ignored")
+        }
+        let elements = try reader.array(root["Pattern"], "Pattern")
+        guard elements.count <= limits.maximumElements else {
+            throw reader.fail("Pattern", root["Pattern"], "has \(elements.count) elements; the limit is \(limits.maximumElements)")
+        }
+        var events: [HapticPattern.Event] = []
+        var parameters: [HapticPattern.Parameter] = []
+        var curves: [HapticPattern.ParameterCurve] = []
+        var clamped = 0
+        func clamp(_ value: Double, _ range: ClosedRange<Double>) -> Double {
+            if value < range.lowerBound || value > range.upperBound { clamped += 1 }
+            return min(range.upperBound, max(range.lowerBound, value))
+        }
+        for (index, element) in elements.enumerated() {
+            let path = "Pattern[\(index)]"
+            let members = try reader.object(element, path)
+            for (key, value) in members {
+                let elementPath = "\(path).\(key)"
+                switch key {
+                case "Event":
+                    _ = try reader.object(value, elementPath)
+                    let typeName = try reader.string(value["EventType"], "\(elementPath).EventType")
+                    guard let type = HapticPattern.EventType(rawValue: typeName) else {
+                        throw reader.fail("\(elementPath).EventType", value["EventType"],
+                                          "unknown event type '\(typeName)' (allowed: \(HapticPattern.EventType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    }
+                    let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(elementPath).Time", limit: limits.maximumPatternSeconds)
+                    var duration = try reader.optionalNumber(value["EventDuration"], "\(elementPath).EventDuration") ?? 0
+                    guard duration >= 0 else {
+                        throw reader.fail("\(elementPath).EventDuration", value["EventDuration"], "is negative (\(duration))")
+                    }
+                    if type == .hapticContinuous || type == .audioContinuous {
+                        guard value["EventDuration"] != nil else {
+                            throw reader.fail("\(elementPath).EventDuration", value, "is missing; a \(typeName) event needs a duration")
+                        }
+                        if type == .hapticContinuous, duration > limits.maximumContinuousSeconds {
+                            warnings.append("\(elementPath): continuous event of \(duration) s shortened to Core Haptics' \(limits.maximumContinuousSeconds) s limit")
+                            duration = limits.maximumContinuousSeconds
+                        }
+                    }
+                    var event = HapticPattern.Event(type: type, time: time, duration: duration)
+                    if let parameterList = value["EventParameters"] {
+                        for (parameterIndex, parameter) in try reader.array(parameterList, "\(elementPath).EventParameters").enumerated() {
+                            let parameterPath = "\(elementPath).EventParameters[\(parameterIndex)]"
+                            let id = try reader.string(parameter["ParameterID"], "\(parameterPath).ParameterID")
+                            let number = try reader.number(parameter["ParameterValue"], "\(parameterPath).ParameterValue")
+                            switch id {
+                            case "HapticIntensity": event.intensity = clamp(number, 0...1)
+                            case "HapticSharpness": event.sharpness = clamp(number, 0...1)
+                            case "AttackTime": event.attackTime = clamp(number, 0...1)
+                            case "DecayTime": event.decayTime = clamp(number, 0...1)
+                            case "ReleaseTime": event.releaseTime = clamp(number, 0...1)
+                            case "Sustained": event.sustained = number != 0
+                            case "AudioVolume", "AudioBrightness": event.audioParameters[id] = clamp(number, 0...1)
+                            case "AudioPan", "AudioPitch": event.audioParameters[id] = clamp(number, -1...1)
+                            default: warnings.append("\(parameterPath): unknown parameter \(id) ignored")
+                            }
+                        }
+                    }
+                    if let path = value["EventWaveformPath"] { event.waveformPath = try reader.string(path, "\(elementPath).EventWaveformPath") }
+                    events.append(event)
+                case "Parameter":
+                    _ = try reader.object(value, elementPath)
+                    let idName = try reader.string(value["ParameterID"], "\(elementPath).ParameterID")
+                    guard let id = HapticPattern.ParameterID(rawValue: idName) else {
+                        warnings.append("\(elementPath).ParameterID: unknown dynamic parameter \(idName) ignored")
+                        continue
+                    }
+                    let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(elementPath).Time", limit: limits.maximumPatternSeconds)
+                    let number = try reader.number(value["ParameterValue"], "\(elementPath).ParameterValue")
+                    parameters.append(.init(id: id, time: time, value: clamp(number, id.range)))
+                case "ParameterCurve":
+                    _ = try reader.object(value, elementPath)
+                    let idName = try reader.string(value["ParameterID"], "\(elementPath).ParameterID")
+                    guard let id = HapticPattern.ParameterID(rawValue: idName) else {
+                        warnings.append("\(elementPath).ParameterID: unknown dynamic parameter \(idName) ignored")
+                        continue
+                    }
+                    let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(elementPath).Time", limit: limits.maximumPatternSeconds)
+                    let pointList = try reader.array(value["ParameterCurveControlPoints"], "\(elementPath).ParameterCurveControlPoints")
+                    guard pointList.count <= limits.maximumControlPoints else {
+                        throw reader.fail("\(elementPath).ParameterCurveControlPoints", value["ParameterCurveControlPoints"],
+                                          "has \(pointList.count) points; the limit is \(limits.maximumControlPoints)")
+                    }
+                    if pointList.count > 16 { warnings.append("\(elementPath): \(pointList.count) control points; Core Haptics takes 16 per curve") }
+                    var points: [HapticPattern.ParameterCurve.Point] = []
+                    for (pointIndex, point) in pointList.enumerated() {
+                        let pointPath = "\(elementPath).ParameterCurveControlPoints[\(pointIndex)]"
+                        let pointTime = try reader.time(point["Time"], "\(pointPath).Time", limit: limits.maximumPatternSeconds)
+                        let number = try reader.number(point["ParameterValue"], "\(pointPath).ParameterValue")
+                        points.append(.init(time: pointTime, value: clamp(number, id.range)))
+                    }
+                    if zip(points, points.dropFirst()).contains(where: { $0.time > $1.time }) {
+                        warnings.append("\(elementPath): control points out of time order were sorted")
+                        points.sort { $0.time < $1.time }
+                    }
+                    curves.append(.init(id: id, time: time, points: points))
+                default:
+                    warnings.append("\(elementPath): unknown element \(key) ignored")
+                }
+            }
+        }
+        if clamped > 0 { warnings.append("\(clamped) value(s) outside their range were clamped") }
+        if zip(events, events.dropFirst()).contains(where: { $0.time > $1.time }) {
+            warnings.append("events out of time order were sorted")
+        }
+        // Curve control-point times: relative (Apple) or absolute (some exporters).
+        let startedLate = curves.filter { $0.time > 0 && !$0.points.isEmpty }
+        let looksAbsolute = !startedLate.isEmpty && startedLate.allSatisfy { abs(($0.points.first?.time ?? -1) - $0.time) < 1e-6 }
+        let convention: PatternDocument.CurveTimes
+        switch option {
+        case .relative: convention = .relative
+        case .absolute: convention = .absolute
+        case .automatic: convention = looksAbsolute ? .absolute : .relative
+        }
+        if convention == .absolute {
+            curves = curves.map { curve in
+                var shifted = curve
+                shifted.points = curve.points.map { .init(time: max(0, $0.time - curve.time), value: $0.value) }
+                return shifted
+            }
+            if option == .automatic {
+                warnings.append("curve control-point times look absolute (each curve's first point is at the curve's Time); read as absolute. Use --curve-times relative to override")
+            }
+        }
+        return PatternDocument(pattern: HapticPattern(events: events, parameters: parameters, curves: curves),
+                               format: .ahap, curveTimes: convention, warnings: warnings)
+    }
+}
+
+/// Writes AHAP that reads back equal: every event parameter explicit, curve times relative.
+public enum AHAPWriter {
+    public static func write(_ pattern: HapticPattern) -> String {
+        func number(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
+        }
+        func parameter(_ id: String, _ value: Double) -> String {
+            "{ \"ParameterID\": \"\(id)\", \"ParameterValue\": \(number(value)) }"
+        }
+        var elements: [String] = []
+        for event in pattern.events {
+            var parameters = [parameter("HapticIntensity", event.intensity), parameter("HapticSharpness", event.sharpness),
+                              parameter("AttackTime", event.attackTime), parameter("DecayTime", event.decayTime),
+                              parameter("ReleaseTime", event.releaseTime), parameter("Sustained", event.sustained ? 1 : 0)]
+            parameters += event.audioParameters.keys.sorted().compactMap { key in event.audioParameters[key].map { parameter(key, $0) } }
+            var fields = ["\"Time\": \(number(event.time))", "\"EventType\": \"\(event.type.rawValue)\""]
+            if event.type != .hapticTransient || event.duration > 0 { fields.append("\"EventDuration\": \(number(event.duration))") }
+            if let path = event.waveformPath {
+                let escaped = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                fields.append("\"EventWaveformPath\": \"\(escaped)\"")
+            }
+            fields.append("\"EventParameters\": [\n          " + parameters.joined(separator: ",\n          ") + "\n        ]")
+            elements.append("    { \"Event\": {\n        " + fields.joined(separator: ",\n        ") + "\n    } }")
+        }
+        for item in pattern.parameters {
+            elements.append("    { \"Parameter\": { \"ParameterID\": \"\(item.id.rawValue)\", \"Time\": \(number(item.time)), \"ParameterValue\": \(number(item.value)) } }")
+        }
+        for curve in pattern.curves {
+            let points = curve.points.map { "{ \"Time\": \(number($0.time)), \"ParameterValue\": \(number($0.value)) }" }
+            elements.append("    { \"ParameterCurve\": { \"ParameterID\": \"\(curve.id.rawValue)\", \"Time\": \(number(curve.time)),\n        \"ParameterCurveControlPoints\": [ "
+                            + points.joined(separator: ", ") + " ] } }")
+        }
+        return "{\n  \"Version\": 1.0,\n  \"Pattern\": [\n" + elements.joined(separator: ",\n") + "\n  ]\n}\n"
+    }
+}
+
+/// Meta Haptics Studio `.haptic` v1: amplitude and frequency envelopes with emphasis transients.
+/// The amplitude envelope becomes a continuous event under an intensity curve, the frequency
+/// envelope a sharpness curve, and each emphasis a transient.
+enum MetaHapticReader {
+    static func read(_ root: JSONValue, reader: PathReader, limits: PatternFileLimits) throws(PatternFileError) -> PatternDocument {
+        var warnings: [String] = []
+        _ = try reader.object(root, "(top level)")
+        let version = try reader.object(root["version"], "version")
+        let major = try reader.number(root["version"]?["major"], "version.major")
+        guard major == 1 else { throw reader.fail("version.major", root["version"]?["major"], "is \(Int(major)); only version 1 is supported") }
+        _ = version
+        let envelopes = root["signals"]?["continuous"]?["envelopes"]
+        _ = try reader.object(envelopes, "signals.continuous.envelopes")
+        let amplitudeList = try reader.array(envelopes?["amplitude"], "signals.continuous.envelopes.amplitude")
+        guard amplitudeList.count >= 2 else {
+            throw reader.fail("signals.continuous.envelopes.amplitude", envelopes?["amplitude"], "needs at least 2 points")
+        }
+        guard amplitudeList.count <= limits.maximumElements else {
+            throw reader.fail("signals.continuous.envelopes.amplitude", envelopes?["amplitude"], "has \(amplitudeList.count) points; the limit is \(limits.maximumElements)")
+        }
+        var amplitude: [HapticPattern.ParameterCurve.Point] = []
+        var transients: [HapticPattern.Event] = []
+        var previous = -Double.infinity
+        for (index, point) in amplitudeList.enumerated() {
+            let path = "signals.continuous.envelopes.amplitude[\(index)]"
+            let time = try reader.time(point["time"], "\(path).time", limit: limits.maximumPatternSeconds)
+            guard time >= previous else { throw reader.fail("\(path).time", point["time"], "goes back in time (\(time) after \(previous))") }
+            previous = time
+            let value = try reader.number(point["amplitude"], "\(path).amplitude")
+            guard (0...1).contains(value) else { throw reader.fail("\(path).amplitude", point["amplitude"], "is \(value); amplitudes are 0-1") }
+            amplitude.append(.init(time: time, value: value))
+            if let emphasis = point["emphasis"] {
+                let emphasisAmplitude = try reader.number(emphasis["amplitude"], "\(path).emphasis.amplitude")
+                let frequency = try reader.number(emphasis["frequency"], "\(path).emphasis.frequency")
+                if emphasisAmplitude < value { warnings.append("\(path).emphasis.amplitude is below the envelope (\(emphasisAmplitude) < \(value))") }
+                // The envelope becomes an intensity control, which multiplies every haptic event;
+                // dividing by it here keeps the emphasis at its own amplitude.
+                let scaled = value > 0.01 ? emphasisAmplitude / value : emphasisAmplitude
+                if scaled > 1.0001 { warnings.append("\(path).emphasis: amplitude \(emphasisAmplitude) over an envelope of \(value) cannot be reached; played at the envelope's level") }
+                transients.append(.init(type: .hapticTransient, time: time, intensity: min(1, max(0, scaled)),
+                                        sharpness: min(1, max(0, frequency))))
+            }
+        }
+        var frequency: [HapticPattern.ParameterCurve.Point] = []
+        if let frequencyList = envelopes?["frequency"] {
+            previous = -Double.infinity
+            for (index, point) in try reader.array(frequencyList, "signals.continuous.envelopes.frequency").enumerated() {
+                let path = "signals.continuous.envelopes.frequency[\(index)]"
+                let time = try reader.time(point["time"], "\(path).time", limit: limits.maximumPatternSeconds)
+                guard time >= previous else { throw reader.fail("\(path).time", point["time"], "goes back in time") }
+                previous = time
+                let value = try reader.number(point["frequency"], "\(path).frequency")
+                guard (0...1).contains(value) else { throw reader.fail("\(path).frequency", point["frequency"], "is \(value); frequencies are 0-1") }
+                frequency.append(.init(time: time, value: value))
+            }
+            if let last = frequency.last?.time, let end = amplitude.last?.time, last > end {
+                throw reader.fail("signals.continuous.envelopes.frequency", frequencyList, "runs past the amplitude envelope's end (\(last) > \(end) s)")
+            }
+        }
+        let start = amplitude.first?.time ?? 0
+        let end = amplitude.last?.time ?? 0
+        var events = transients
+        var curves: [HapticPattern.ParameterCurve] = []
+        if end > start {
+            var remaining = end - start
+            var eventStart = start
+            while remaining > 0 {
+                let length = min(remaining, limits.maximumContinuousSeconds)
+                events.append(.init(type: .hapticContinuous, time: eventStart, duration: length, intensity: 1, sharpness: frequency.isEmpty ? 0.5 : 0))
+                eventStart += length
+                remaining -= length
+            }
+            curves.append(.init(id: .hapticIntensityControl, time: start, points: amplitude.map { .init(time: $0.time - start, value: $0.value) }))
+            if let first = frequency.first {
+                curves.append(.init(id: .hapticSharpnessControl, time: first.time, points: frequency.map { .init(time: $0.time - first.time, value: $0.value) }))
+            }
+        }
+        return PatternDocument(pattern: HapticPattern(events: events, curves: curves), format: .metaHaptic, curveTimes: .relative, warnings: warnings)
+    }
+}

@@ -1,0 +1,341 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Synchronization
+
+/// Plays a rendered pattern on an engine, as Core Haptics' advanced pattern player: start now or
+/// at a time, stop, cancel, pause and resume, seek, loop (with a loop end), playback rate and a
+/// completion handler.
+///
+/// The real-time stream is paced against absolute deadlines on a dedicated thread (on a real
+/// clock): it sleeps with `clock_nanosleep` until shortly before each deadline and spins the rest,
+/// because timer slack and wake-up latency alone are about 100 µs. Only changed levels are written.
+/// Stop, cancel, errors and preemption leave the actuator at zero within one update and the chip
+/// in standby. On a virtual clock there is no thread: `pump()` or `runToCompletion()` drive it.
+public final class PatternPlayer: Sendable {
+    public enum Outcome: Sendable, Equatable {
+        /// Played to the end.
+        case finished
+        case stopped
+        case cancelled
+        /// A newer feedback or `engine.stop()` took the chip.
+        case preempted
+        case failed(String)
+    }
+
+    public struct Options: Sendable {
+        /// Spin this long before each deadline instead of sleeping (real clocks only).
+        public var spin: Duration = .microseconds(150)
+        /// Runs once on the player thread before pacing starts (e.g. `prctl(PR_SET_TIMERSLACK, 1)`
+        /// through LinuxHardware's `LinuxRealtime.reduceTimerSlack`).
+        public var threadSetup: (@Sendable () -> Void)?
+        /// Keep each update's lateness for statistics (the benchmark reads them).
+        public var recordsTiming = true
+        public init() {}
+    }
+
+    /// How late updates were written against their deadlines.
+    public struct Timing: Sendable, Equatable {
+        public var latenessNanoseconds: [Int64] = []
+        /// Updates that were never written because a later one was already due.
+        public var missedUpdates = 0
+        public var writes = 0
+    }
+
+    private enum Status { case idle, scheduled(ClockInstant), playing, paused, finished(Outcome) }
+
+    private struct State {
+        var status: Status = .idle
+        var token: UInt64?
+        /// Clock instant at which pattern offset `originOffset` played.
+        var origin: ClockInstant = .zero
+        var originOffset: Double = 0
+        var pausedOffset: Double = 0
+        var nextIndex = 0
+        var nextHit = 0
+        var lastLevel: Double?
+        var playbackRate: Double = 1
+        var loopEnabled = false
+        var loopEnd: Double = 0
+        var timing = Timing()
+        var completion: (@Sendable (Outcome) -> Void)?
+        var threadRunning = false
+    }
+
+    public let engine: HapticEngine
+    public let pattern: RenderedPattern
+    public let options: Options
+    private let state = Mutex(State())
+    private let finishedSignal = DispatchSemaphore(value: 0)
+
+    public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
+        self.engine = engine
+        self.pattern = pattern
+        self.options = options
+    }
+
+    private var clock: any HapticClock { engine.clock }
+
+    // MARK: - Controls
+
+    /// Called once when the player stops for any reason (on the player's thread or the caller's).
+    public var completionHandler: (@Sendable (Outcome) -> Void)? {
+        get { state.withLock { $0.completion } }
+        set { state.withLock { $0.completion = newValue } }
+    }
+    /// Scales time: 2 plays twice as fast. Values ≤ 0 are ignored, as Core Haptics does.
+    public var playbackRate: Double {
+        get { state.withLock { $0.playbackRate } }
+        set {
+            guard newValue > 0, newValue.isFinite else { return }
+            let now = clock.now
+            state.withLock { state in
+                if case .playing = state.status {
+                    state.originOffset = position(state, now)
+                    state.origin = now
+                }
+                state.playbackRate = newValue
+            }
+        }
+    }
+    public var loopEnabled: Bool {
+        get { state.withLock { $0.loopEnabled } }
+        set { state.withLock { $0.loopEnabled = newValue } }
+    }
+    /// Loop point in seconds; 0 = the end of the pattern.
+    public var loopEnd: Double {
+        get { state.withLock { $0.loopEnd } }
+        set { state.withLock { $0.loopEnd = max(0, newValue.isFinite ? newValue : 0) } }
+    }
+    public var timing: Timing { state.withLock { $0.timing } }
+    public var outcome: Outcome? {
+        state.withLock { if case let .finished(outcome) = $0.status { return outcome } else { return nil } }
+    }
+
+    /// Starts at `time` (`nil`: now).
+    public func start(at time: ClockInstant? = nil) {
+        let at = time ?? clock.now
+        state.withLock { state in
+            state.status = .scheduled(at)
+            state.originOffset = state.pausedOffset
+        }
+        launchThreadIfNeeded()
+    }
+
+    /// Stops now; the completion handler gets `.stopped`.
+    public func stop() { finish(.stopped) }
+    /// Drops everything pending and stops now; the completion handler gets `.cancelled`.
+    public func cancel() { finish(.cancelled) }
+
+    /// Stops output and remembers where it was; `resume()` continues from there.
+    public func pause() {
+        let now = clock.now
+        let token: UInt64? = state.withLock { state in
+            guard case .playing = state.status else { return nil }
+            state.pausedOffset = position(state, now)
+            state.status = .paused
+            let token = state.token
+            state.token = nil
+            return token
+        }
+        if let token { engine.endExclusive(token) }
+    }
+
+    public func resume(at time: ClockInstant? = nil) {
+        let paused = state.withLock { state -> Bool in
+            if case .paused = state.status { return true }
+            return false
+        }
+        if paused { start(at: time) }
+    }
+
+    /// Jumps to `offset` seconds (0 = the start). Past the end: stops, unless looping.
+    public func seek(to offset: Double) {
+        let now = clock.now
+        state.withLock { state in
+            let target = max(0, offset.isFinite ? offset : 0)
+            state.pausedOffset = target
+            if case .playing = state.status {
+                state.origin = now
+                state.originOffset = target
+                state.nextIndex = Int(target * pattern.rate)
+                state.nextHit = pattern.hits.firstIndex { $0.time >= target } ?? pattern.hits.count
+            }
+        }
+    }
+
+    /// Blocks until the player finishes (real clocks), with a deadline.
+    @discardableResult
+    public func waitUntilFinished(timeout: Duration) -> Outcome? {
+        if clock.isVirtual { return runToCompletion() }
+        _ = finishedSignal.wait(timeout: .now() + timeout.secondsDouble)
+        return outcome
+    }
+
+    /// On a virtual clock: plays everything, moving time as it goes.
+    @discardableResult
+    public func runToCompletion(limit: Duration = .seconds(3600)) -> Outcome? {
+        let end = clock.now.advanced(by: limit)
+        while let next = pump(), next <= end { clock.sleep(until: next) }
+        if outcome == nil { cancel() }
+        return outcome
+    }
+
+    // MARK: - Pacing
+
+    /// Writes whatever is due at `clock.now`; returns when to call again (`nil`: finished).
+    @discardableResult
+    public func pump() -> ClockInstant? {
+        let now = clock.now
+        enum Action { case none, begin(ClockInstant), finish(Outcome) }
+        let scheduledStart: ClockInstant? = state.withLock { state in
+            if case let .scheduled(at) = state.status { return at }
+            return nil
+        }
+        if let at = scheduledStart {
+            if now < at { return at }
+            let token = engine.beginExclusive()
+            do {
+                let began: Void? = try engine.withExclusive(token) { driver in
+                    if pattern.mode == .realTime { try driver.beginRealTimePlayback() } else { try driver.wake() }
+                }
+                if began == nil { finish(.preempted); return nil }
+            } catch {
+                engine.endExclusive(token)
+                finish(.failed(String(describing: error)))
+                return nil
+            }
+            state.withLock { state in
+                state.token = token
+                state.status = .playing
+                state.origin = at
+                state.nextIndex = Int(state.originOffset * pattern.rate)
+                state.nextHit = pattern.hits.firstIndex { $0.time >= state.originOffset } ?? pattern.hits.count
+                state.lastLevel = nil
+            }
+        }
+        return step(now)
+    }
+
+    private func position(_ state: State, _ now: ClockInstant) -> Double {
+        state.originOffset + now.duration(since: state.origin).secondsDouble * state.playbackRate
+    }
+
+    private func deadline(_ state: State, offset: Double) -> ClockInstant {
+        state.origin.advanced(by: .secondsClamped((offset - state.originOffset) / state.playbackRate))
+    }
+
+    private func step(_ now: ClockInstant) -> ClockInstant? {
+        enum Work { case write(UInt64, Double, ClockInstant), hit(UInt64, Effect), loop(UInt64), end, wait(ClockInstant), none }
+        let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
+        let work: Work = state.withLock { state in
+            guard case .playing = state.status, let token = state.token else { return .none }
+            let offset = position(state, now)
+            let end = state.loopEnabled && state.loopEnd > 0 ? min(state.loopEnd, length) : length
+            if offset >= end {
+                return state.loopEnabled ? .loop(token) : .end
+            }
+            switch pattern.mode {
+            case .realTime:
+                let due = min(pattern.samples.count - 1, Int(offset * pattern.rate))
+                if due < state.nextIndex { return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate)) }
+                state.timing.missedUpdates += max(0, due - state.nextIndex)
+                state.nextIndex = due + 1
+                let level = pattern.samples[due]
+                let target = deadline(state, offset: Double(due) / pattern.rate)
+                if options.recordsTiming { state.timing.latenessNanoseconds.append(now.nanoseconds - target.nanoseconds) }
+                if state.lastLevel == level { return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate)) }
+                state.lastLevel = level
+                return .write(token, level, deadline(state, offset: Double(state.nextIndex) / pattern.rate))
+            case .rom:
+                guard state.nextHit < pattern.hits.count else { return .wait(deadline(state, offset: end)) }
+                let hit = pattern.hits[state.nextHit]
+                if hit.time > offset { return .wait(deadline(state, offset: hit.time)) }
+                state.nextHit += 1
+                if options.recordsTiming {
+                    state.timing.latenessNanoseconds.append(now.nanoseconds - deadline(state, offset: hit.time).nanoseconds)
+                }
+                return .hit(token, hit.effect)
+            }
+        }
+        switch work {
+        case .none:
+            return nil
+        case let .wait(next):
+            return next
+        case .end:
+            finish(.finished)
+            return nil
+        case let .loop(token):
+            let stillOwner = (try? engine.withExclusive(token) { _ in true }) ?? nil
+            guard stillOwner != nil else { finish(.preempted); return nil }
+            state.withLock { state in
+                state.origin = now
+                state.originOffset = 0
+                state.nextIndex = 0
+                state.nextHit = 0
+            }
+            return now
+        case let .write(token, level, next):
+            do {
+                let written: Void? = try engine.withExclusive(token) { driver in try driver.setRealTime(amplitude: level) }
+                guard written != nil else { finish(.preempted); return nil }
+                state.withLock { $0.timing.writes += 1 }
+            } catch {
+                finish(.failed(String(describing: error)))
+                return nil
+            }
+            return next
+        case let .hit(token, effect):
+            do {
+                let played: Void? = try engine.withExclusive(token) { driver in try driver.play(WaveformSequence(effect)) }
+                guard played != nil else { finish(.preempted); return nil }
+                state.withLock { $0.timing.writes += 1 }
+            } catch {
+                finish(.failed(String(describing: error)))
+                return nil
+            }
+            return now
+        }
+    }
+
+    private func finish(_ outcome: Outcome) {
+        let (token, completion, alreadyDone): (UInt64?, (@Sendable (Outcome) -> Void)?, Bool) = state.withLock { state in
+            if case .finished = state.status { return (nil, nil, true) }
+            let token = state.token
+            state.token = nil
+            state.status = .finished(outcome)
+            state.pausedOffset = 0
+            return (token, state.completion, false)
+        }
+        guard !alreadyDone else { return }
+        if let token { engine.endExclusive(token) }
+        completion?(outcome)
+        finishedSignal.signal()
+    }
+
+    private func launchThreadIfNeeded() {
+        guard !clock.isVirtual else { return }
+        let launch = state.withLock { state -> Bool in
+            if state.threadRunning { return false }
+            state.threadRunning = true
+            return true
+        }
+        guard launch else { return }
+        let spin = options.spin.nanoseconds
+        let setup = options.threadSetup
+        let thread = Thread { [self] in
+            setup?()
+            while let next = pump() {
+                let clock = self.clock
+                let sleepUntil = next.advanced(byNanoseconds: -spin)
+                if clock.now < sleepUntil { clock.sleep(until: sleepUntil) }
+                while clock.now < next {}
+            }
+            state.withLock { $0.threadRunning = false }
+        }
+        thread.name = "haptics-player"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+}

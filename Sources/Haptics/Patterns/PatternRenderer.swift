@@ -1,0 +1,198 @@
+import Foundation
+
+import DRV2605
+
+/// What the chip plays for a pattern: a real-time playback stream, or ROM clicks at given times,
+/// plus the designed intensity and sharpness for plots, and what could not be rendered faithfully.
+public struct RenderedPattern: Sendable, Equatable {
+    public enum Mode: String, Sendable { case realTime, rom }
+    /// A ROM click at a time.
+    public struct Hit: Sendable, Equatable {
+        public var time: Double
+        public var effect: Effect
+    }
+    public var mode: Mode
+    /// Updates per second of the stream (and of the plot curves).
+    public var rate: Double
+    /// Drive level per update, −1...1 (negative = brake), for `.realTime`.
+    public var samples: [Double]
+    public var hits: [Hit]
+    /// Designed intensity and sharpness per update, for plots.
+    public var intensity: [Double]
+    public var sharpness: [Double]
+    /// The pattern's designed length.
+    public var designedSeconds: Double
+    public var warnings: [String]
+
+    /// How long playing takes (the stream, or the last hit plus its effect).
+    public var playedSeconds: Double {
+        switch mode {
+        case .realTime: return Double(samples.count) / rate
+        case .rom: return hits.map { $0.time + $0.effect.estimatedDuration.secondsDouble }.max() ?? 0
+        }
+    }
+}
+
+/// Turns a `HapticPattern` into something a DRV2605 can play.
+///
+/// - Continuous events and curves become a real-time playback stream (`rate` updates a second,
+///   200 by default): intensity × HapticIntensityControl × the event's envelope, overlapping
+///   events summed and clamped.
+/// - Transients become short bursts in that stream — their length and shape set by sharpness
+///   (sharpness 0: a 30 ms rounded bump; 1: a 12 ms full-scale kick with a brake) — or, in a
+///   pattern of transients only, ROM clicks chosen by intensity and sharpness (Soft Bump below
+///   sharpness 0.33, Strong Click to 0.66, Sharp Click above; 100/60/30 % tiers).
+/// - Sharpness of continuous events is not rendered: a closed-loop LRA drives at its own resonance
+///   and an ERM has no frequency control; the renderer says so rather than pretending.
+/// - Envelope times (AttackTime, DecayTime, ReleaseTime 0...1) are not published by Apple; they
+///   map exponentially to 1 ms...1 s here (`envelopeSeconds`).
+/// Anything not rendered faithfully is a warning: audio events, transients closer together than
+/// the actuator can separate, clipping where overlapping events sum past full scale.
+public struct PatternRenderer: Sendable {
+    public enum Strategy: String, Sendable {
+        case automatic, realTime, rom
+    }
+    public var rate: Double = 200
+    public var strategy: Strategy = .automatic
+    /// Transients closer than this blur into one on a typical LRA (about 4 cycles at 175 Hz).
+    public var minimumTransientSpacing: Double = 0.020
+    /// Apply HapticSharpnessControl to continuous events only, as Apple's AHAP article says.
+    public init(rate: Double = 200, strategy: Strategy = .automatic) {
+        self.rate = rate
+        self.strategy = strategy
+    }
+
+    /// Normalised envelope time (0...1) to seconds: 1 ms at 0, 31.6 ms at 0.5, 1 s at 1.
+    public static func envelopeSeconds(_ value: Double) -> Double {
+        0.001 * pow(1000, min(1, max(0, value)))
+    }
+
+    /// A transient's burst: length in seconds and level at a fraction u (0...1) of it.
+    public static func transientLength(sharpness: Double) -> Double { 0.030 - 0.018 * min(1, max(0, sharpness)) }
+    static func transientShape(sharpness: Double, u: Double) -> Double {
+        let sharp = min(1, max(0, sharpness))
+        let bump = sin(Double.pi * u)
+        let kick = u < 0.75 ? 1.0 : -0.4
+        return bump * (1 - sharp) + kick * sharp
+    }
+
+    /// The ROM click for a transient.
+    public static func effect(intensity: Double, sharpness: Double) -> Effect {
+        let family: [Effect] = sharpness >= 0.66 ? [.sharpClick100, .sharpClick60, .sharpClick30]
+            : sharpness >= 0.33 ? [.strongClick100, .strongClick60, .strongClick30]
+            : [.softBump100, .softBump60, .softBump30]
+        return intensity >= 0.8 ? family[0] : intensity >= 0.45 ? family[1] : family[2]
+    }
+
+    public func render(_ pattern: HapticPattern) -> RenderedPattern {
+        var warnings: [String] = []
+        let rate = self.rate.isFinite && self.rate >= 50 ? min(self.rate, 5000) : 200
+        let haptic = pattern.events.filter(\.type.isHaptic)
+        let audio = pattern.events.count - haptic.count
+        if audio > 0 { warnings.append("\(audio) audio event(s) not played: this device has no audio output for patterns") }
+        let transients = haptic.filter { $0.type == .hapticTransient }
+        let continuous = haptic.filter { $0.type == .hapticContinuous }
+        if continuous.contains(where: { $0.sharpness != 0.5 }) || pattern.curves.contains(where: { $0.id == .hapticSharpnessControl })
+            || pattern.parameters.contains(where: { $0.id == .hapticSharpnessControl }) {
+            warnings.append("sharpness of continuous events is not rendered: a closed-loop actuator drives at its own resonance")
+        }
+        var close = 0
+        for (a, b) in zip(transients, transients.dropFirst()) where b.time - a.time < minimumTransientSpacing { close += 1 }
+        if close > 0 {
+            warnings.append("\(close) transient(s) less than \(Int(minimumTransientSpacing * 1000)) ms after the previous one blur together on the actuator")
+        }
+        let designed = pattern.duration
+        let steps = max(1, Int((designed * rate).rounded(.up)) + 1)
+
+        // Designed curves for plots (and the stream's intensity control).
+        var intensityControl = [Double](repeating: 1, count: steps)
+        var sharpnessControl = [Double](repeating: 0, count: steps)
+        let hasIntensityControl = !(pattern.curves + []).filter { $0.id == .hapticIntensityControl }.isEmpty
+            || pattern.parameters.contains { $0.id == .hapticIntensityControl }
+        let hasSharpnessControl = pattern.curves.contains { $0.id == .hapticSharpnessControl }
+            || pattern.parameters.contains { $0.id == .hapticSharpnessControl }
+        for index in 0..<steps {
+            let time = Double(index) / rate
+            if hasIntensityControl { intensityControl[index] = pattern.control(.hapticIntensityControl, at: time) }
+            if hasSharpnessControl { sharpnessControl[index] = pattern.control(.hapticSharpnessControl, at: time) }
+        }
+
+        let romOnly = strategy == .rom || (strategy == .automatic && continuous.isEmpty && !hasIntensityControl && !transients.isEmpty
+                                           && close == 0)
+        var designedIntensity = [Double](repeating: 0, count: steps)
+        var designedSharpness = [Double](repeating: 0, count: steps)
+        var samples = [Double](repeating: 0, count: steps)
+        var tailSteps = steps
+
+        for event in continuous {
+            let attack = PatternRenderer.envelopeSeconds(event.attackTime)
+            let release = event.sustained ? PatternRenderer.envelopeSeconds(event.releaseTime) : 0
+            let decay = PatternRenderer.envelopeSeconds(event.decayTime)
+            let first = max(0, Int((event.time * rate).rounded()))
+            let last = Int(((event.time + event.duration + release) * rate).rounded())
+            if last + 1 > samples.count {
+                let grow = last + 1 - samples.count
+                samples += [Double](repeating: 0, count: grow)
+                designedIntensity += [Double](repeating: 0, count: grow)
+                designedSharpness += [Double](repeating: 0, count: grow)
+            }
+            tailSteps = max(tailSteps, last + 1)
+            guard first <= last else { continue }
+            for index in first...last {
+                let local = Double(index) / rate - event.time
+                var envelope = attack > 0 ? min(1, max(0, local) / attack) : 1
+                if event.sustained {
+                    if local > event.duration { envelope *= release > 0 ? max(0, 1 - (local - event.duration) / release) : 0 }
+                } else if local > attack {
+                    envelope *= exp(-(local - attack) / max(decay, 0.001) * 3)
+                    if local > event.duration { envelope = 0 }
+                }
+                let control = index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+                let level = event.intensity * control * envelope
+                samples[index] += level
+                designedIntensity[index] = max(designedIntensity[index], level)
+                let sharpControl = index < sharpnessControl.count ? sharpnessControl[index] : 0
+                designedSharpness[index] = min(1, max(0, event.sharpness + sharpControl))
+            }
+        }
+
+        var hits: [RenderedPattern.Hit] = []
+        for event in transients {
+            let index = max(0, Int((event.time * rate).rounded()))
+            let control = index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+            let strength = min(1, max(0, event.intensity * control))
+            if romOnly {
+                hits.append(.init(time: event.time, effect: PatternRenderer.effect(intensity: strength, sharpness: event.sharpness)))
+            }
+            let length = PatternRenderer.transientLength(sharpness: event.sharpness)
+            let count = max(1, Int((length * rate).rounded()))
+            if index + count > samples.count {
+                let grow = index + count - samples.count
+                samples += [Double](repeating: 0, count: grow)
+                designedIntensity += [Double](repeating: 0, count: grow)
+                designedSharpness += [Double](repeating: 0, count: grow)
+            }
+            tailSteps = max(tailSteps, index + count)
+            for offset in 0..<count {
+                let u = (Double(offset) + 0.5) / Double(count)
+                samples[index + offset] += strength * PatternRenderer.transientShape(sharpness: event.sharpness, u: u)
+                designedIntensity[index + offset] = max(designedIntensity[index + offset], strength)
+                designedSharpness[index + offset] = max(designedSharpness[index + offset], event.sharpness)
+            }
+        }
+        var clipped = 0
+        for index in samples.indices where abs(samples[index]) > 1 {
+            clipped += 1
+            samples[index] = min(1, max(-1, samples[index]))
+        }
+        if clipped > 0 {
+            warnings.append(String(format: "overlapping events exceed full scale for %.0f ms; clipped", Double(clipped) / rate * 1000))
+        }
+        samples = Array(samples.prefix(tailSteps))
+        // End at zero drive.
+        if samples.last.map({ $0 != 0 }) ?? false { samples.append(0) }
+        return RenderedPattern(mode: romOnly ? .rom : .realTime, rate: rate, samples: samples, hits: hits,
+                               intensity: Array(designedIntensity.prefix(samples.count)), sharpness: Array(designedSharpness.prefix(samples.count)),
+                               designedSeconds: designed, warnings: warnings)
+    }
+}
