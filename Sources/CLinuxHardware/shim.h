@@ -26,6 +26,10 @@ static inline int clh_open(const char *path, int flags) {
     return open(path, flags);
 }
 static inline int clh_errno(void) { return errno; }
+/// The calling thread's timer slack in nanoseconds (Linux default 50 000).
+static inline int clh_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
 static inline void clh_set_errno(int value) { errno = value; }
 
 #endif

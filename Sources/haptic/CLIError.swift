@@ -53,6 +53,8 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as I2CError: return CLIError(error)
         case let error as GPIOError: return CLIError(error)
         case let error as BoardFileError: return CLIError(error.description, exitCode: CLIError.dataError)
+        case let error as PatternFileError: return CLIError(error.description, exitCode: CLIError.dataError)
+        case let error as SequenceParseError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as CalibrationStoreError: return CLIError(error.description, exitCode: CLIError.runtime)
         default: return CLIError(String(describing: error), exitCode: CLIError.runtime)
         }

@@ -11,7 +11,8 @@ struct HapticCommand: ParsableCommand {
         Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission.
         """,
         subcommands: [Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
-                      Calibrate.self, Diagnose.self, Status.self, Boards.self],
+                      Calibrate.self, Diagnose.self, Status.self, Boards.self,
+                      PatternCommand.self, Render.self, SequenceCommand.self],
         defaultSubcommand: nil
     )
 }

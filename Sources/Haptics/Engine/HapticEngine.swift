@@ -166,6 +166,9 @@ public final class HapticEngine: Sendable {
         try core.withLock { core in core.owns(token) ? try body(core.driver) : nil }
     }
 
+    /// Whether `token` still owns the chip.
+    public func owns(_ token: UInt64) -> Bool { withCore { $0.owns(token) } }
+
     /// Gives the chip back after exclusive playback: output zero, back to standby.
     public func endExclusive(_ token: UInt64) {
         withCore { $0.endExclusive(token) }

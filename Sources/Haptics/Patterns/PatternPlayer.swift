@@ -176,7 +176,10 @@ public final class PatternPlayer: Sendable {
     @discardableResult
     public func runToCompletion(limit: Duration = .seconds(3600)) -> Outcome? {
         let end = clock.now.advanced(by: limit)
-        while let next = pump(), next <= end { clock.sleep(until: next) }
+        while let next = pump(), next <= end {
+            // Time must move on a virtual clock, or a deadline that is already due would spin.
+            clock.sleep(until: max(next, clock.now.advanced(byNanoseconds: 1)))
+        }
         if outcome == nil { cancel() }
         return outcome
     }
@@ -221,11 +224,18 @@ public final class PatternPlayer: Sendable {
         state.originOffset + now.duration(since: state.origin).secondsDouble * state.playbackRate
     }
 
+    /// Rounded up to the nanosecond, so that at the deadline the position has really reached `offset`.
     private func deadline(_ state: State, offset: Double) -> ClockInstant {
-        state.origin.advanced(by: .secondsClamped((offset - state.originOffset) / state.playbackRate))
+        let seconds = max(0, (offset - state.originOffset) / state.playbackRate)
+        return state.origin.advanced(byNanoseconds: Int64((min(seconds, 9e9) * 1e9).rounded(.up)))
     }
 
     private func step(_ now: ClockInstant) -> ClockInstant? {
+        // A newer feedback or engine.stop() took the chip: stop at once, even between writes.
+        if let token = state.withLock({ $0.token }), !engine.owns(token) {
+            finish(.preempted)
+            return nil
+        }
         enum Work { case write(UInt64, Double, ClockInstant), hit(UInt64, Effect), loop(UInt64), end, wait(ClockInstant), none }
         let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
         let work: Work = state.withLock { state in
@@ -237,7 +247,7 @@ public final class PatternPlayer: Sendable {
             }
             switch pattern.mode {
             case .realTime:
-                let due = min(pattern.samples.count - 1, Int(offset * pattern.rate))
+                let due = min(pattern.samples.count - 1, Int(offset * pattern.rate + 1e-6))
                 if due < state.nextIndex { return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate)) }
                 state.timing.missedUpdates += max(0, due - state.nextIndex)
                 state.nextIndex = due + 1

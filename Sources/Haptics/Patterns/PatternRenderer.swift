@@ -139,7 +139,8 @@ public struct PatternRenderer: Sendable {
             tailSteps = max(tailSteps, last + 1)
             guard first <= last else { continue }
             for index in first...last {
-                let local = Double(index) / rate - event.time
+                // The level held during [t, t + 1/rate): the envelope at the middle of the step.
+                let local = (Double(index) + 0.5) / rate - event.time
                 var envelope = attack > 0 ? min(1, max(0, local) / attack) : 1
                 if event.sustained {
                     if local > event.duration { envelope *= release > 0 ? max(0, 1 - (local - event.duration) / release) : 0 }

@@ -1,0 +1,212 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Synchronization
+
+/// A sequence of feedback, effects, patterns and waits, as Piano's notes.
+///
+/// Notes with no wait between them start together (the later one preempts the earlier on a
+/// single actuator); `.wait` delays are cumulative from the start, as in Piano. Unlike Piano's,
+/// `.waitUntilFinished` waits for everything before it, not only the note just before.
+public enum SequenceNote: Sendable, Equatable {
+    case feedback(Feedback)
+    case effect(Effect)
+    case pattern(HapticPattern)
+    case wait(Double)
+    case waitUntilFinished
+}
+
+extension SequenceNote {
+    /// Parses the CLI's text form: notes separated by commas or semicolons —
+    /// `success`, `impact-heavy 0.4`, `effect 47`, `wait 0.5`, `until-finished`, `pattern FILE`.
+    public static func parse(_ text: String, loadPattern: (String) throws -> HapticPattern) throws -> [SequenceNote] {
+        var notes: [SequenceNote] = []
+        for (index, raw) in text.split(whereSeparator: { $0 == "," || $0 == ";" }).enumerated() {
+            let words = raw.split(separator: " ").map(String.init)
+            guard let head = words.first?.lowercased() else { continue }
+            let argument = words.dropFirst().joined(separator: " ")
+            func fail(_ message: String) -> SequenceParseError { SequenceParseError(note: index + 1, text: String(raw), message: message) }
+            switch head {
+            case "wait":
+                guard let seconds = Double(argument), seconds.isFinite, seconds >= 0, seconds <= 600 else { throw fail("wait takes seconds, 0-600") }
+                notes.append(.wait(seconds))
+            case "until-finished", "wait-until-finished":
+                notes.append(.waitUntilFinished)
+            case "effect":
+                guard let effect = Effect.lookup(argument) else { throw fail("no ROM effect '\(argument)' (1-123 or a unique part of a name)") }
+                notes.append(.effect(effect))
+            case "pattern":
+                notes.append(.pattern(try loadPattern(argument)))
+            default:
+                var intensity = 1.0
+                if let value = words.dropFirst().first {
+                    guard let parsed = Double(value), (0...1).contains(parsed) else { throw fail("intensity must be 0-1") }
+                    intensity = parsed
+                }
+                guard let feedback = Feedback(name: head, intensity: intensity) else {
+                    throw fail("'\(head)' is not a feedback, effect, pattern, wait or until-finished")
+                }
+                notes.append(.feedback(feedback))
+            }
+        }
+        return notes
+    }
+}
+
+public struct SequenceParseError: Error, CustomStringConvertible, Sendable {
+    public var note: Int
+    public var text: String
+    public var message: String
+    public var description: String { "note \(note) ('\(text.trimmingCharacters(in: .whitespaces))'): \(message)" }
+}
+
+/// Plays a sequence of notes on an engine, with a completion handler and a cancel that really
+/// stops what is playing.
+public final class SequencePlayer: Sendable {
+    public enum Outcome: Sendable, Equatable { case finished, cancelled }
+
+    /// A note placed in time.
+    public struct ScheduledNote: Sendable, Equatable {
+        public var offset: Double
+        public var duration: Double
+        public var note: SequenceNote
+    }
+
+    public let engine: HapticEngine
+    /// The notes with their start offsets (waits resolved).
+    public let schedule: [ScheduledNote]
+    private let renderer: PatternRenderer
+    private let playerOptions: PatternPlayer.Options
+    private struct State {
+        var start: ClockInstant?
+        var next = 0
+        var players: [PatternPlayer] = []
+        var outcome: Outcome?
+        var completion: (@Sendable (Outcome) -> Void)?
+    }
+    private let state = Mutex(State())
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(engine: HapticEngine, notes: [SequenceNote], renderer: PatternRenderer = PatternRenderer(),
+                playerOptions: PatternPlayer.Options = .init()) {
+        self.engine = engine
+        self.renderer = renderer
+        self.playerOptions = playerOptions
+        var schedule: [ScheduledNote] = []
+        var offset = 0.0
+        let mapping = engine.mapping
+        for note in notes {
+            switch note {
+            case let .wait(seconds):
+                offset += max(0, seconds)
+            case .waitUntilFinished:
+                offset = max(offset, schedule.map { $0.offset + $0.duration }.max() ?? offset)
+            case let .feedback(feedback):
+                schedule.append(.init(offset: offset, duration: mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0, note: note))
+            case let .effect(effect):
+                schedule.append(.init(offset: offset, duration: effect.estimatedDuration.secondsDouble, note: note))
+            case let .pattern(pattern):
+                schedule.append(.init(offset: offset, duration: renderer.render(pattern).playedSeconds, note: note))
+            }
+        }
+        self.schedule = schedule
+    }
+
+    /// The time from start to the end of the last note.
+    public var duration: Double { schedule.map { $0.offset + $0.duration }.max() ?? 0 }
+
+    public var completionHandler: (@Sendable (Outcome) -> Void)? {
+        get { state.withLock { $0.completion } }
+        set { state.withLock { $0.completion = newValue } }
+    }
+    public var outcome: Outcome? { state.withLock { $0.outcome } }
+
+    public func start() {
+        state.withLock { $0.start = engine.clock.now }
+        guard !engine.clock.isVirtual else { return }
+        let thread = Thread { [self] in
+            while let next = pump() { engine.clock.sleep(until: next) }
+        }
+        thread.name = "haptics-sequence"
+        thread.start()
+    }
+
+    /// Stops what plays now and drops what is pending; the completion handler gets `.cancelled`.
+    public func cancel() {
+        let players = state.withLock { state -> [PatternPlayer] in
+            state.next = schedule.count
+            return state.players
+        }
+        for player in players { player.cancel() }
+        engine.stop()
+        finish(.cancelled)
+    }
+
+    /// Plays what is due; returns when to call again (`nil`: finished).
+    @discardableResult
+    public func pump() -> ClockInstant? {
+        let now = engine.clock.now
+        guard let start = state.withLock({ $0.outcome == nil ? $0.start : nil }) else { return nil }
+        var due: [ScheduledNote] = []
+        state.withLock { state in
+            while state.next < schedule.count, start.advanced(by: .secondsClamped(schedule[state.next].offset)) <= now {
+                due.append(schedule[state.next])
+                state.next += 1
+            }
+        }
+        for item in due {
+            switch item.note {
+            case let .feedback(feedback): engine.play(feedback)
+            case let .effect(effect): engine.play(plan: .rom(WaveformSequence(effect)), label: "effect \(effect.rawValue)")
+            case let .pattern(pattern):
+                let player = PatternPlayer(engine: engine, pattern: renderer.render(pattern), options: playerOptions)
+                state.withLock { $0.players.append(player) }
+                player.start(at: now)
+            case .wait, .waitUntilFinished: break
+            }
+        }
+        var next: [ClockInstant] = []
+        if engine.clock.isVirtual {
+            for player in state.withLock({ $0.players }) { if let deadline = player.pump() { next.append(deadline) } }
+            if let timer = engine.runDueWork() { next.append(timer) }
+        }
+        let pending = state.withLock { state -> ClockInstant? in
+            state.next < schedule.count ? start.advanced(by: .secondsClamped(schedule[state.next].offset)) : nil
+        }
+        if let pending { next.append(pending) }
+        let end = start.advanced(by: .secondsClamped(duration))
+        let playersDone = state.withLock { $0.players.allSatisfy { $0.outcome != nil } }
+        if pending == nil, now >= end, playersDone {
+            finish(.finished)
+            return nil
+        }
+        next.append(end)
+        return next.filter { $0 > now }.min() ?? now.advanced(by: .milliseconds(1))
+    }
+
+    /// On a virtual clock: plays everything, moving time as it goes.
+    @discardableResult
+    public func runToCompletion() -> Outcome? {
+        while let next = pump() { engine.clock.sleep(until: max(next, engine.clock.now.advanced(byNanoseconds: 1))) }
+        return outcome
+    }
+
+    /// Blocks until the sequence ends (real clocks), with a deadline.
+    @discardableResult
+    public func waitUntilFinished(timeout: Duration) -> Outcome? {
+        if engine.clock.isVirtual { return runToCompletion() }
+        _ = done.wait(timeout: .now() + timeout.secondsDouble)
+        return outcome
+    }
+
+    private func finish(_ outcome: Outcome) {
+        let completion: (@Sendable (Outcome) -> Void)?? = state.withLock { state in
+            guard state.outcome == nil else { return .none }
+            state.outcome = outcome
+            return .some(state.completion)
+        }
+        guard case let .some(handler) = completion else { return }
+        handler?(outcome)
+        done.signal()
+    }
+}

@@ -1,0 +1,217 @@
+import ArgumentParser
+import DRV2605
+import DRV2605Simulator
+import Foundation
+import HardwareAccess
+import Haptics
+import LinuxHardware
+
+/// Options shared by the verbs that read pattern files.
+struct PatternOptions: ParsableArguments {
+    @Option(help: "Curve control-point times: automatic (detect absolute-time exporters), relative (Apple's rule) or absolute.")
+    var curveTimes: String = "automatic"
+    @Option(help: "Real-time playback updates a second.")
+    var rate: Double = 200
+    @Option(help: "Rendering: automatic, realtime (one RTP stream) or rom (ROM clicks for transients).")
+    var strategy: String = "automatic"
+
+    func read(_ path: String) throws -> PatternDocument {
+        guard let option = PatternFileReader.CurveTimeOption(rawValue: curveTimes.lowercased()) else {
+            throw CLIError("--curve-times must be automatic, relative or absolute", exitCode: CLIError.usage)
+        }
+        return try PatternFileReader.read(path: path, curveTimes: option)
+    }
+
+    func renderer() throws -> PatternRenderer {
+        guard rate.isFinite, (50...5000).contains(rate) else { throw CLIError("--rate must be 50-5000 updates a second", exitCode: CLIError.usage) }
+        let strategies: [String: PatternRenderer.Strategy] = ["automatic": .automatic, "realtime": .realTime, "rom": .rom]
+        guard let chosen = strategies[strategy.lowercased()] else {
+            throw CLIError("--strategy must be automatic, realtime or rom", exitCode: CLIError.usage)
+        }
+        return PatternRenderer(rate: rate, strategy: chosen)
+    }
+}
+
+func playerOptions() -> PatternPlayer.Options {
+    var options = PatternPlayer.Options()
+    options.threadSetup = { LinuxRealtime.reduceTimerSlack() }
+    return options
+}
+
+func microsecondsSummary(_ nanoseconds: [Int64]) -> [String: Double] {
+    guard !nanoseconds.isEmpty else { return [:] }
+    let sorted = nanoseconds.sorted()
+    return ["medianMicroseconds": Double(sorted[sorted.count / 2]) / 1000,
+            "p99Microseconds": Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)]) / 1000,
+            "maxMicroseconds": Double(sorted[sorted.count - 1]) / 1000]
+}
+
+struct PatternCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "pattern", abstract: "Play an AHAP (.ahap) or Meta Haptics Studio (.haptic) file.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var patternOptions: PatternOptions
+    @Argument(help: "The pattern file.") var file: String
+    @Flag(help: "Loop until interrupted.") var loop = false
+
+    func run() throws {
+        try CLIError.reporting {
+            let document = try patternOptions.read(file)
+            let rendered = try patternOptions.renderer().render(document.pattern)
+            let session = try DeviceSession(global)
+            session.announce()
+            if !global.json {
+                print(String(format: "%@: %.3f s designed, %@; %@", (file as NSString).lastPathComponent, document.pattern.duration,
+                             document.pattern.eventCounts.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", "),
+                             rendered.mode == .realTime ? "real-time stream at \(Int(rendered.rate)) updates/s" : "\(rendered.hits.count) ROM clicks"))
+                for warning in document.warnings + rendered.warnings { print("warning: \(warning)") }
+            }
+            let player = PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions())
+            player.loopEnabled = loop
+            let start = session.clock.now
+            player.start()
+            let outcome = player.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5))
+            if outcome == nil { player.cancel() }
+            let played = session.clock.now.duration(since: start).secondsDouble
+            session.finish()
+            let final = try session.finalState()
+            if global.json {
+                var counts: [String: Int] = [:]
+                for (type, count) in document.pattern.eventCounts { counts[type.rawValue] = count }
+                session.printJSON(["file": file, "format": document.format.rawValue, "curveTimes": document.curveTimes.rawValue,
+                                   "designedSeconds": document.pattern.duration, "playedSeconds": played,
+                                   "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
+                                   "events": counts, "warnings": document.warnings + rendered.warnings,
+                                   "outcome": String(describing: player.outcome ?? .cancelled),
+                                   "timing": microsecondsSummary(player.timing.latenessNanoseconds)
+                                       .merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
+                                   "final": final])
+            } else {
+                print(String(format: "played %.3f s (%@); chip standby %@, GO %d, RTP %d", played, String(describing: player.outcome ?? .cancelled),
+                             final["standby"] as? Bool == true ? "on" : "off", final["go"] as? Bool == true ? 1 : 0, final["rtp"] as? Int ?? 0))
+            }
+            if case .failed = player.outcome { throw ExitCode(CLIError.runtime) }
+        }
+    }
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Draw a pattern (intensity and sharpness over time) above what the simulated actuator does: SVG or CSV.")
+    @OptionGroup var patternOptions: PatternOptions
+    @Argument(help: "The pattern file.") var file: String
+    @Option(name: .shortAndLong, help: "Output: a .svg picture or a .csv table (time_s,intensity,sharpness,drive).") var output: String
+    @Option(help: "Actuator of the simulated chip: lra or erm.") var actuator: String = "lra"
+    @Flag(help: "Print a JSON summary.") var json = false
+
+    func run() throws {
+        try CLIError.reporting {
+            let document = try patternOptions.read(file)
+            let rendered = try patternOptions.renderer().render(document.pattern)
+            guard let type = ActuatorType(rawValue: actuator.lowercased()) else { throw CLIError("--actuator must be lra or erm", exitCode: CLIError.usage) }
+            // Play it on a simulated chip on a virtual clock and record the actuator.
+            let clock = VirtualClock()
+            let chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: type))
+            chip.keepsTrace = false
+            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(DeviceSession.typicalActuator(type), library: type == .erm ? .ermB : nil), clock: clock)
+            clock.advance(by: .milliseconds(10))
+            let start = clock.now
+            let player = PatternPlayer(engine: engine, pattern: rendered)
+            player.start(at: start)
+            player.runToCompletion()
+            let steps = max(rendered.samples.count, Int((clock.now.duration(since: start).secondsDouble) * rendered.rate) + 1)
+            var rows: [(Double, Double, Double, Double)] = []
+            for index in 0..<steps {
+                let time = Double(index) / rendered.rate
+                rows.append((time, index < rendered.intensity.count ? rendered.intensity[index] : 0,
+                             index < rendered.sharpness.count ? rendered.sharpness[index] : 0,
+                             chip.output.level(at: start.advanced(by: .secondsClamped(time)))))
+            }
+            let text: String
+            if output.lowercased().hasSuffix(".csv") {
+                text = "time_s,intensity,sharpness,drive\n" + rows.map { String(format: "%.4f,%.4f,%.4f,%.4f", $0.0, $0.1, $0.2, $0.3) }.joined(separator: "\n") + "\n"
+            } else if output.lowercased().hasSuffix(".svg") {
+                text = PatternPlot.svg(title: (file as NSString).lastPathComponent, rows: rows, warnings: document.warnings + rendered.warnings)
+            } else {
+                throw CLIError("-o must end in .svg or .csv", exitCode: CLIError.usage)
+            }
+            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                throw CLIError("cannot write \(output): \(error.localizedDescription)", exitCode: CLIError.runtime)
+            }
+            if json {
+                let data = try JSONSerialization.data(withJSONObject: ["output": output, "rows": rows.count, "designedSeconds": document.pattern.duration,
+                                                                      "warnings": document.warnings + rendered.warnings], options: [.prettyPrinted, .sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print("wrote \(output) (\(rows.count) rows)")
+            }
+        }
+    }
+}
+
+struct SequenceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sequence", abstract: "Play notes, as Piano does: \"success, wait 0.5, impact-heavy 0.4, until-finished, effect 47, pattern FILE\".")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var patternOptions: PatternOptions
+    @Argument(help: "Notes separated by commas.") var notes: String
+
+    func run() throws {
+        try CLIError.reporting {
+            let parsed = try SequenceNote.parse(notes) { path in try patternOptions.read(path).pattern }
+            let session = try DeviceSession(global)
+            session.announce()
+            let player = SequencePlayer(engine: session.engine, notes: parsed, renderer: try patternOptions.renderer(), playerOptions: playerOptions())
+            if !global.json {
+                for item in player.schedule { print(String(format: "%7.3f s  %@", item.offset, String(describing: item.note).prefix(60) as CVarArg)) }
+            }
+            let start = session.clock.now
+            player.start()
+            let outcome = player.waitUntilFinished(timeout: .secondsClamped(player.duration + 5))
+            if outcome == nil { player.cancel() }
+            session.finish()
+            let played = session.clock.now.duration(since: start).secondsDouble
+            if global.json {
+                session.printJSON(["notes": parsed.count, "designedSeconds": player.duration, "playedSeconds": played,
+                                   "outcome": String(describing: player.outcome ?? .cancelled), "final": try session.finalState()])
+            } else {
+                print(String(format: "sequence %@ after %.3f s", String(describing: player.outcome ?? .cancelled), played))
+            }
+        }
+    }
+}
+
+/// A two-panel SVG: designed intensity and sharpness above the simulated actuator's drive.
+enum PatternPlot {
+    static func svg(title: String, rows: [(Double, Double, Double, Double)], warnings: [String]) -> String {
+        let width = 900.0, panel = 180.0, left = 50.0, top = 40.0, gap = 40.0
+        let span = max(rows.last?.0 ?? 1, 0.001)
+        func x(_ time: Double) -> Double { left + time / span * (width - left - 20) }
+        func polyline(_ values: [Double], y0: Double, scale: Double, color: String) -> String {
+            let points = zip(rows, values).map { String(format: "%.1f,%.1f", x($0.0), y0 - $1 * scale) }.joined(separator: " ")
+            return "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" points=\"\(points)\"/>"
+        }
+        let upperBase = top + panel
+        let lowerMid = top + panel + gap + panel / 2
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(top + 2 * panel + gap + 50))\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        svg += "<text x=\"\(left)\" y=\"20\" font-size=\"13\">\(escape(title)): designed intensity (blue), sharpness (orange); below, the simulated drive</text>\n"
+        svg += "<rect x=\"\(left)\" y=\"\(top)\" width=\"\(width - left - 20)\" height=\"\(panel)\" fill=\"none\" stroke=\"#ccc\"/>\n"
+        svg += "<rect x=\"\(left)\" y=\"\(top + panel + gap)\" width=\"\(width - left - 20)\" height=\"\(panel)\" fill=\"none\" stroke=\"#ccc\"/>\n"
+        svg += "<line x1=\"\(left)\" y1=\"\(lowerMid)\" x2=\"\(width - 20)\" y2=\"\(lowerMid)\" stroke=\"#eee\"/>\n"
+        svg += polyline(rows.map(\.1), y0: upperBase, scale: panel, color: "#1f77b4") + "\n"
+        svg += polyline(rows.map(\.2), y0: upperBase, scale: panel, color: "#ff7f0e") + "\n"
+        svg += polyline(rows.map(\.3), y0: lowerMid, scale: panel / 2, color: "#2ca02c") + "\n"
+        svg += "<text x=\"5\" y=\"\(top + 10)\">1</text><text x=\"5\" y=\"\(upperBase)\">0</text>\n"
+        svg += "<text x=\"5\" y=\"\(top + panel + gap + 10)\">+1</text><text x=\"5\" y=\"\(lowerMid + 4)\">0</text><text x=\"5\" y=\"\(top + 2 * panel + gap)\">-1</text>\n"
+        for tick in 0...10 {
+            let time = span * Double(tick) / 10
+            svg += String(format: "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.2f s</text>\n", x(time), top + 2 * panel + gap + 18, time)
+        }
+        if !warnings.isEmpty {
+            svg += "<text x=\"\(left)\" y=\"\(top + 2 * panel + gap + 38)\" fill=\"#a00\">\(escape(warnings.prefix(2).joined(separator: "; ")))</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
