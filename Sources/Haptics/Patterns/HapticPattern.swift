@@ -28,10 +28,15 @@ public struct HapticPattern: Sendable, Equatable {
         /// Audio parameters are kept so a file reads back equal; they are not played.
         public var audioParameters: [String: Double]
         public var waveformPath: String?
+        /// Whether HapticIntensityControl scales this event (Core Haptics: always). Meta `.haptic`
+        /// emphasis transients carry their own amplitude and are exempt; AHAP cannot express the
+        /// exemption, so an AHAP export of such a pattern plays them scaled.
+        public var followsIntensityControl: Bool
 
         public init(type: EventType, time: Double, duration: Double = 0, intensity: Double = 1, sharpness: Double = 0.5,
                     attackTime: Double = 0, decayTime: Double = 0, releaseTime: Double = 0, sustained: Bool = true,
-                    audioParameters: [String: Double] = [:], waveformPath: String? = nil) {
+                    audioParameters: [String: Double] = [:], waveformPath: String? = nil, followsIntensityControl: Bool = true) {
+            self.followsIntensityControl = followsIntensityControl
             self.type = type
             self.time = time
             self.duration = duration

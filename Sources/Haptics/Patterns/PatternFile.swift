@@ -351,12 +351,9 @@ enum MetaHapticReader {
                 let emphasisAmplitude = try reader.number(emphasis["amplitude"], "\(path).emphasis.amplitude")
                 let frequency = try reader.number(emphasis["frequency"], "\(path).emphasis.frequency")
                 if emphasisAmplitude < value { warnings.append("\(path).emphasis.amplitude is below the envelope (\(emphasisAmplitude) < \(value))") }
-                // The envelope becomes an intensity control, which multiplies every haptic event;
-                // dividing by it here keeps the emphasis at its own amplitude.
-                let scaled = value > 0.01 ? emphasisAmplitude / value : emphasisAmplitude
-                if scaled > 1.0001 { warnings.append("\(path).emphasis: amplitude \(emphasisAmplitude) over an envelope of \(value) cannot be reached; played at the envelope's level") }
-                transients.append(.init(type: .hapticTransient, time: time, intensity: min(1, max(0, scaled)),
-                                        sharpness: min(1, max(0, frequency))))
+                // The emphasis has its own amplitude: exempt from the envelope's intensity control.
+                transients.append(.init(type: .hapticTransient, time: time, intensity: min(1, max(0, emphasisAmplitude)),
+                                        sharpness: min(1, max(0, frequency)), followsIntensityControl: false))
             }
         }
         var frequency: [HapticPattern.ParameterCurve.Point] = []

@@ -148,7 +148,7 @@ public struct PatternRenderer: Sendable {
                     envelope *= exp(-(local - attack) / max(decay, 0.001) * 3)
                     if local > event.duration { envelope = 0 }
                 }
-                let control = index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+                let control = !event.followsIntensityControl ? 1 : index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
                 let level = event.intensity * control * envelope
                 samples[index] += level
                 designedIntensity[index] = max(designedIntensity[index], level)
@@ -160,7 +160,7 @@ public struct PatternRenderer: Sendable {
         var hits: [RenderedPattern.Hit] = []
         for event in transients {
             let index = max(0, Int((event.time * rate).rounded()))
-            let control = index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+            let control = !event.followsIntensityControl ? 1 : index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
             let strength = min(1, max(0, event.intensity * control))
             if romOnly {
                 hits.append(.init(time: event.time, effect: PatternRenderer.effect(intensity: strength, sharpness: event.sharpness)))
