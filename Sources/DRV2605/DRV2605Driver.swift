@@ -213,6 +213,15 @@ public final class DRV2605Driver<Bus: I2CBus> {
         }
     }
 
+    /// Records that GO was set by someone else (a broadcast write reaching several chips):
+    /// nothing to send, the driver only waits for the wake delay like `trigger()` would.
+    public func noteExternalTrigger() {
+        if clock.now < readyAt { clock.sleep(until: readyAt) }
+    }
+
+    /// When the chip may start playing after leaving standby.
+    public var readyInstant: ClockInstant { readyAt }
+
     /// Loads and starts a sequence in the fewest transactions: 1 when prepared, 2 from standby.
     public func play(_ sequence: WaveformSequence) throws(DRV2605Error) {
         do {

@@ -1,12 +1,17 @@
+import Foundation
+
 /// A TCA9548A (or PCA9548A) I2C switch driven from user space: one control byte selects which of
 /// its eight downstream channels are connected. Every DRV2605 sits at 0x5A, so several need one.
 ///
 /// Shared by the `MuxChannelBus` handles of its channels, it remembers the selected mask so a
-/// channel switch costs one 2-byte write only when the channel really changes. (Where the kernel's
-/// i2c-mux-pca954x driver owns the switch, each channel is its own /dev/i2c-N instead.)
-public final class TCA9548A<Parent: I2CBus> {
+/// channel switch costs one 2-byte write only when the channel really changes. The channels'
+/// owners (one haptics engine per chip) may run on different threads, so a channel switch and the
+/// transaction behind it happen under one lock. (Where the kernel's i2c-mux-pca954x driver owns
+/// the switch, each channel is its own /dev/i2c-N instead.)
+public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
     public let parent: Parent
     public let address: I2CAddress
+    private let lock = NSLock()
     /// The channel mask last written; `nil` when unknown (e.g. after an error).
     public private(set) var selectedMask: UInt8?
 
@@ -15,8 +20,23 @@ public final class TCA9548A<Parent: I2CBus> {
         self.address = address
     }
 
-    /// Connects exactly the channels in `mask` (bit n = channel n).
-    public func select(mask: UInt8) throws(I2CError) {
+    /// Runs `body` on the parent bus with exactly the channels in `mask` connected, atomically
+    /// with respect to the other channels' users.
+    public func withChannels<T>(mask: UInt8, _ body: (Parent) throws(I2CError) -> T) throws(I2CError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        try select(mask: mask)
+        return try body(parent)
+    }
+
+    /// Writes `bytes` to `target` on every channel in `mask` at once: the chips behind those
+    /// channels receive the same bytes at the same instant (writes only; a read would collide).
+    public func broadcast(to target: I2CAddress, _ bytes: [UInt8], mask: UInt8) throws(I2CError) {
+        try withChannels(mask: mask) { (parent: Parent) throws(I2CError) in try parent.write(to: target, bytes) }
+    }
+
+    /// Connects exactly the channels in `mask` (bit n = channel n). Callers hold the lock.
+    private func select(mask: UInt8) throws(I2CError) {
         guard selectedMask != mask else { return }
         do {
             try parent.write(to: address, [mask])
@@ -42,14 +62,14 @@ public final class MuxChannelBus<Parent: I2CBus>: I2CBus {
         self.mux = mux
         self.channel = channel
     }
-    private var mask: UInt8 { UInt8(1) << UInt8(channel) }
+
+    /// The channel's bit in the switch's control byte.
+    public var mask: UInt8 { UInt8(1) << UInt8(channel) }
 
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
-        try mux.select(mask: mask)
-        try mux.parent.write(to: address, bytes)
+        try mux.withChannels(mask: mask) { (parent: Parent) throws(I2CError) in try parent.write(to: address, bytes) }
     }
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        try mux.select(mask: mask)
-        return try mux.parent.writeRead(to: address, bytes, count: count)
+        try mux.withChannels(mask: mask) { (parent: Parent) throws(I2CError) -> [UInt8] in try parent.writeRead(to: address, bytes, count: count) }
     }
 }

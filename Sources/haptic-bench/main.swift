@@ -4,6 +4,7 @@ import DRV2605Simulator
 import Foundation
 import HardwareAccess
 import Haptics
+import LinuxHardware
 
 /// `haptic-bench`: what each feedback costs on the bus and the CPU, measured on the simulated
 /// chip (the bus traffic is exactly what a board would see). Run in release mode:
@@ -15,6 +16,9 @@ struct HapticBench: ParsableCommand {
 
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Option(help: "Prepared triggers timed for the CPU figures.") var iterations = 20_000
+    @Option(help: "Seconds of real-time playback measured at each player rate (200, 500, 1000 updates/s).") var playerSeconds: Double = 10
+    @Option(help: "The AHAP corpus to time (skipped when absent).") var corpus = "../shared/ahap-corpus"
+    @Option(help: "Chips in the group-skew measurement (behind one TCA9548A).") var groupSize = 4
 
     func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 
@@ -125,7 +129,7 @@ struct HapticBench: ParsableCommand {
         let preparedHeavy = (heavy?["prepared"] as? [String: Int]) ?? [:]
         let standbyHeavy = (heavy?["standby"] as? [String: Int]) ?? [:]
         let busTime = { (bytes: Int, transactions: Int, hz: Double) in I2CWire.seconds(wireBytes: bytes, transactions: transactions, clockHz: hz) * 1e6 }
-        let summary: [String: Any] = [
+        var summary: [String: Any] = [
             "init": ["transactions": initCost.transactions, "bytes": initCost.wireBytes,
                      "busMicroseconds100kHz": busTime(initCost.wireBytes, initCost.transactions, 100_000),
                      "busMicroseconds400kHz": busTime(initCost.wireBytes, initCost.transactions, 400_000)],
@@ -143,6 +147,12 @@ struct HapticBench: ParsableCommand {
                                                    "note": "engine + driver + simulated chip (timing model and actuator record)"],
             "feedbacks": rows,
         ]
+        let player = try measurePlayer()
+        summary["player"] = player
+        let ahap = try measureAHAP()
+        summary["ahap"] = ahap
+        let skew = try measureGroupSkew()
+        summary["groupSkew"] = skew
         if json {
             let data = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -151,6 +161,25 @@ struct HapticBench: ParsableCommand {
         print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes")
         print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): engine + driver median %.2f µs, p99 %.2f µs; with the simulated chip median %.2f µs, p99 %.2f µs",
                      iterations, bareMedian, bareP99, median, p99))
+        print("")
+        print("")
+        print("player timing error (real clock, simulated chip, every update a write):")
+        for rate in ["200", "500", "1000"] {
+            guard let row = player[rate] as? [String: Double] else { continue }
+            print(String(format: "  %4@ updates/s over %.0f s: median %.2f µs, p99 %.2f µs, max %.1f µs, missed %.0f, player thread %.1f %% of a core",
+                         rate, row["seconds"] ?? 0, row["medianMicroseconds"] ?? 0, row["p99Microseconds"] ?? 0, row["maxMicroseconds"] ?? 0,
+                         row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
+        }
+        print("AHAP parse + render (median of 20):")
+        for (name, value) in ahap.sorted(by: { $0.key < $1.key }) {
+            print(String(format: "  %@ %8.3f ms", pad(name, 52), (value as? Double ?? 0)))
+        }
+        for name in ["broadcast", "sequential"] {
+            let row = skew[name] as? [String: Any] ?? [:]
+            print(String(format: "group of %d chips behind a TCA9548A, %@ GO: %d transactions, %d wire bytes between the first and last GO: %.1f µs at 400 kHz (%.1f µs per extra chip; one register write is %.1f µs)",
+                         groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["busMicroseconds400kHz"] as? Double ?? 0,
+                         row["perExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["oneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
+        }
         print("")
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
         for row in rows {
@@ -180,4 +209,115 @@ final class RegisterFileBus: I2CBus {
         let start = Int(bytes.first ?? 0)
         return (0..<count).map { start + $0 < registers.count ? registers[start + $0] : 0 }
     }
+}
+
+extension HapticBench {
+    /// Plays a stream whose level changes at every update for `playerSeconds` at 200, 500 and
+    /// 1000 updates/s on the real clock, and reports lateness against the absolute deadlines.
+    func measurePlayer() throws -> [String: Any] {
+        var result: [String: Any] = [:]
+        for rate in [200.0, 500.0, 1000.0] {
+            let clock = SystemClock.shared
+            let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
+            chip.keepsTrace = false
+            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+                                          clock: clock, options: benchOptions)
+            let count = Int(playerSeconds * rate)
+            let samples = (0..<count).map { 0.5 + 0.4 * sin(Double($0) * 0.7) }
+            let pattern = RenderedPattern(mode: .realTime, rate: rate, samples: samples + [0], hits: [], intensity: [], sharpness: [],
+                                          designedSeconds: playerSeconds, warnings: [])
+            var options = PatternPlayer.Options()
+            options.threadSetup = { LinuxRealtime.reduceTimerSlack() }
+            let player = PatternPlayer(engine: engine, pattern: pattern, options: options)
+            let cpuBefore = processCPUSeconds()
+            let wallBefore = clock.now
+            player.start(at: clock.now.advanced(by: .milliseconds(20)))
+            player.waitUntilFinished(timeout: .secondsClamped(playerSeconds + 10))
+            let wall = clock.now.duration(since: wallBefore).secondsDouble
+            let cpu = processCPUSeconds() - cpuBefore
+            var lateness = player.timing.latenessNanoseconds.map { Double($0) / 1000 }
+            lateness.sort()
+            let key = String(Int(rate))
+            result[key] = [
+                "seconds": playerSeconds, "updates": Double(lateness.count),
+                "medianMicroseconds": lateness.isEmpty ? 0 : lateness[lateness.count / 2],
+                "p99Microseconds": lateness.isEmpty ? 0 : lateness[min(lateness.count - 1, lateness.count * 99 / 100)],
+                "maxMicroseconds": lateness.last ?? 0,
+                "missedUpdates": Double(player.timing.missedUpdates),
+                "cpuPercentOfOneCore": wall > 0 ? cpu / wall * 100 : 0,
+            ]
+        }
+        return result
+    }
+
+    /// Parse-and-render time for each corpus file and for a generated 10 000-event file.
+    func measureAHAP() throws -> [String: Any] {
+        var inputs: [(String, [UInt8])] = []
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []).filter { $0.hasSuffix(".ahap") }.sorted()
+        for file in files {
+            if let data = FileManager.default.contents(atPath: corpus + "/" + file) { inputs.append((file, Array(data))) }
+        }
+        var generated = #"{"Version":1,"Pattern":["#
+        generated += (0..<10_000).map { index in
+            index % 10 == 0
+                ? #"{"Event":{"Time":\#(Double(index) * 0.003),"EventType":"HapticContinuous","EventDuration":0.02,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.4}]}}"#
+                : #"{"Event":{"Time":\#(Double(index) * 0.003),"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.7},{"ParameterID":"HapticSharpness","ParameterValue":0.5}]}}"#
+        }.joined(separator: ",")
+        generated += "]}"
+        inputs.append(("generated-10000-events.ahap", Array(generated.utf8)))
+        var result: [String: Any] = [:]
+        for (name, bytes) in inputs {
+            var times: [Double] = []
+            for _ in 0..<20 {
+                let start = SystemClock.shared.now
+                let document = try PatternFileReader.parse(bytes, file: name)
+                _ = PatternRenderer().render(document.pattern)
+                times.append(SystemClock.shared.now.duration(since: start).secondsDouble * 1000)
+            }
+            times.sort()
+            result[name] = times[times.count / 2]
+        }
+        return result
+    }
+
+    /// A group of chips behind one TCA9548A: the bus traffic between the first and the last GO.
+    func measureGroupSkew() throws -> [String: Any] {
+        let clock = VirtualClock()
+        let mux = SimulatedTCA9548A()
+        for channel in 0..<groupSize { mux.attach(SimulatedDRV2605(clock: clock), channel: channel) }
+        let monitored = MonitoredBus(mux, clock: clock)
+        monitored.keepsLog = true
+        let tca = TCA9548A(parent: monitored)
+        var engines: [HapticEngine] = []
+        for channel in 0..<groupSize {
+            guard let bus = tca.channel(channel) else { continue }
+            engines.append(try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+                                            clock: clock, options: benchOptions))
+        }
+        let allChannels = UInt8((1 << groupSize) - 1)
+        var result: [String: Any] = ["chips": groupSize,
+                                     "oneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6]
+        for (name, group) in [("broadcast", HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, [0x0C, 0x01], mask: allChannels) }),
+                              ("sequential", HapticGroup(engines: engines, clock: clock))] {
+            clock.advance(by: .seconds(3))
+            for engine in engines { engine.runDueWork() }
+            monitored.clearLog()
+            group.play(.impact(.heavy))
+            let log = monitored.log
+            let first = log.firstIndex { $0.written == [0x0C, 0x01] } ?? 0
+            let last = log.lastIndex { $0.written == [0x0C, 0x01] } ?? 0
+            let between = last > first ? Array(log[(first + 1)...last]) : []
+            let bytes = between.reduce(0) { $0 + $1.wireBytes }
+            let seconds = I2CWire.seconds(wireBytes: bytes, transactions: between.count, clockHz: 400_000)
+            result[name] = ["transactions": between.count, "bytes": bytes, "busMicroseconds400kHz": seconds * 1e6,
+                            "perExtraChipMicroseconds400kHz": groupSize > 1 ? seconds * 1e6 / Double(groupSize - 1) : 0]
+        }
+        return result
+    }
+}
+
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }

@@ -224,3 +224,33 @@ private func boardError(_ text: String) -> BoardFileError? {
         #expect(tca.channel(8) == nil)
     }
 }
+
+@Suite struct GroupBroadcastTests {
+    @Test func oneGOWriteStartsEveryChipAtOnce() throws {
+        let clock = VirtualClock()
+        let mux = SimulatedTCA9548A()
+        let chips = (0..<4).map { _ in SimulatedDRV2605(clock: clock) }
+        for (channel, chip) in chips.enumerated() { mux.attach(chip, channel: channel) }
+        let monitored = MonitoredBus(mux, clock: clock)
+        monitored.keepsLog = true
+        let tca = TCA9548A(parent: monitored)
+        let configuration = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.0, resonantHz: 175))
+        var engines: [HapticEngine] = []
+        for channel in 0..<4 { engines.append(try HapticEngine(bus: try #require(tca.channel(channel)), configuration: configuration, clock: clock)) }
+        let group = HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, [0x0C, 0x01], mask: 0x0F) }
+        monitored.clearLog()
+        #expect(group.play(.impact(.heavy)) == .zero)
+        #expect(monitored.log.filter { $0.written == [0x0C, 0x01] }.count == 1)
+        #expect(mux.maskWrites.last == 0x0F)
+        let starts = chips.compactMap { $0.output.bursts(to: clock.now.advanced(by: .milliseconds(100))).first?.start }
+        #expect(starts.count == 4 && Set(starts).count == 1)
+        for engine in engines { #expect(engine.statistics.played == 1) }
+        // Each engine returns its chip to standby after the click, through its own channel.
+        clock.advance(by: .seconds(1))
+        for engine in engines { engine.runDueWork() }
+        for chip in chips { #expect(chip.registers[0x01] & 0x40 != 0) }
+        // A scaled feedback (real-time playback) cannot be broadcast: one by one instead.
+        group.play(.impact(.heavy, intensity: 0.5))
+        for engine in engines { #expect(engine.statistics.played == 2) }
+    }
+}

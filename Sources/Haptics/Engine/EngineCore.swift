@@ -144,6 +144,31 @@ final class EngineCore {
         return false
     }
 
+    /// Whether a GO sent to every chip at once (a group broadcast) would play `feedback` here:
+    /// a full-strength ROM plan, loaded, awake and waiting for a GO (not an IN/TRIG edge).
+    func readyForBroadcast(_ feedback: Feedback) -> Bool {
+        guard options.policy.enabled, !isBusy, driver.power == .ready, driver.mode == .internalTrigger,
+              case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale),
+              let slots = driver.loadedSlots else { return false }
+        return sequence.matches(slots: slots)
+    }
+
+    /// Books a feedback that a group broadcast started, as `play` would have.
+    func noteBroadcastTrigger(_ feedback: Feedback) {
+        let now = clock.now
+        let duration = mapping.plan(for: feedback, scale: options.policy.intensityScale)?.estimatedDuration ?? .zero
+        driver.noteExternalTrigger()
+        busyUntil = now.advanced(by: duration)
+        completionDeadline = busyUntil?.advanced(by: options.completionMargin)
+        counts.played += 1
+        counts.lastTrigger = BusCounters()
+        recentTriggers.append(now)
+        lastActivity = now
+        preparedUntil = nil
+        prepareWindowStart = nil
+        prepareSuppressed = false
+    }
+
     func prepare(_ feedback: Feedback, holder: ObjectIdentifier?) {
         guard options.policy.enabled else { return }
         let now = clock.now

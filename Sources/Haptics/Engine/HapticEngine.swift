@@ -157,6 +157,15 @@ public final class HapticEngine: Sendable {
     public func setPolicy(_ policy: HapticsPolicy) { withCore { $0.options.policy = policy } }
     public func setMapping(_ mapping: FeedbackMapping) { withCore { $0.mapping = mapping } }
 
+    /// For groups: whether a broadcast GO would play `feedback` here, and the bookkeeping after one.
+    public func readyForBroadcast(_ feedback: Feedback) -> Bool { withCore { $0.readyForBroadcast(feedback) } }
+    public func noteBroadcastTrigger(_ feedback: Feedback) {
+        withCore { $0.noteBroadcastTrigger(feedback) }
+        worker?.wake()
+    }
+    /// When the chip can start playing (after the wake delay once it left standby).
+    public var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
+
     /// Hands the chip to a pattern player until `endExclusive`; stops whatever plays.
     public func beginExclusive() -> UInt64 { withCore { $0.beginExclusive() } }
 

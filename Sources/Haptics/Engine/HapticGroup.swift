@@ -2,23 +2,37 @@ import HardwareAccess
 
 /// Several chips playing the same feedback in step (a glove, a vest, a controller's two grips).
 ///
-/// All chips are prepared first — slots loaded, awake — so that what remains per chip is only its
-/// trigger; the triggers then go out back to back. Behind a TCA9548A each trigger is a channel
-/// switch plus a GO write; with IN/TRIG wired, a GPIO edge.
+/// All chips are prepared first — slots loaded, awake — so that only their triggers remain. With a
+/// `broadcast` (for chips behind one TCA9548A: select all their channels, one GO write), every chip
+/// starts on the same bus write: no skew. Otherwise the triggers go out back to back — behind a
+/// TCA9548A a channel switch plus a GO write each, with IN/TRIG wired a GPIO edge each.
 public final class HapticGroup: Sendable {
     public let engines: [HapticEngine]
     public let clock: any HapticClock
+    private let broadcast: (@Sendable () throws -> Void)?
 
-    public init(engines: [HapticEngine], clock: any HapticClock) {
+    /// - Parameter broadcast: writes GO = 1 to every chip at once, e.g.
+    ///   `{ try mux.broadcast(to: .drv2605, [0x0C, 0x01], mask: 0x0F) }`.
+    public init(engines: [HapticEngine], clock: any HapticClock, broadcast: (@Sendable () throws -> Void)? = nil) {
         self.engines = engines
         self.clock = clock
+        self.broadcast = broadcast
     }
 
-    /// Plays `feedback` on every chip; returns the skew: the time from the first trigger to the last.
+    /// Plays `feedback` on every chip; returns the skew on the clock, from the first trigger to the last.
     @discardableResult
     public func play(_ feedback: Feedback) -> Duration {
         for engine in engines { engine.prepare(feedback) }
-        if let ready = engines.map({ _ in clock.now.advanced(by: .milliseconds(1)) }).max() { clock.sleep(until: ready) }
+        if let ready = engines.map(\.readyInstant).max(), clock.now < ready { clock.sleep(until: ready) }
+        if let broadcast, engines.allSatisfy({ $0.readyForBroadcast(feedback) }) {
+            do {
+                try broadcast()
+                for engine in engines { engine.noteBroadcastTrigger(feedback) }
+                return .zero
+            } catch {
+                // Fall through: trigger one by one (each engine handles its own errors).
+            }
+        }
         let first = clock.now
         var last = first
         for engine in engines {

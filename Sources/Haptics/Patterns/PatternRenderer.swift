@@ -24,6 +24,18 @@ public struct RenderedPattern: Sendable, Equatable {
     public var designedSeconds: Double
     public var warnings: [String]
 
+    public init(mode: Mode, rate: Double, samples: [Double], hits: [Hit], intensity: [Double], sharpness: [Double],
+                designedSeconds: Double, warnings: [String]) {
+        self.mode = mode
+        self.rate = rate
+        self.samples = samples
+        self.hits = hits
+        self.intensity = intensity
+        self.sharpness = sharpness
+        self.designedSeconds = designedSeconds
+        self.warnings = warnings
+    }
+
     /// How long playing takes (the stream, or the last hit plus its effect).
     public var playedSeconds: Double {
         switch mode {
