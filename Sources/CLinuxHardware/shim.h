@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/i2c.h>
@@ -32,4 +34,10 @@ static inline int clh_set_timer_slack(unsigned long nanoseconds) {
 }
 static inline void clh_set_errno(int value) { errno = value; }
 
+/// Moves the calling thread to SCHED_FIFO at `priority`; 0 on success, an errno otherwise
+/// (EPERM without root or CAP_SYS_NICE).
+static inline int clh_set_fifo_priority(int priority) {
+    struct sched_param parameters = { .sched_priority = priority };
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters);
+}
 #endif

@@ -227,7 +227,7 @@ extension HapticBench {
             let pattern = RenderedPattern(mode: .realTime, rate: rate, samples: samples + [0], hits: [], intensity: [], sharpness: [],
                                           designedSeconds: playerSeconds, warnings: [])
             var options = PatternPlayer.Options()
-            options.threadSetup = { LinuxRealtime.reduceTimerSlack() }
+            options.threadSetup = { LinuxRealtime.preparePacingThread() }
             let player = PatternPlayer(engine: engine, pattern: pattern, options: options)
             let cpuBefore = processCPUSeconds()
             let wallBefore = clock.now

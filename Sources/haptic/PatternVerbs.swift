@@ -34,7 +34,7 @@ struct PatternOptions: ParsableArguments {
 
 func playerOptions() -> PatternPlayer.Options {
     var options = PatternPlayer.Options()
-    options.threadSetup = { LinuxRealtime.reduceTimerSlack() }
+    options.threadSetup = { LinuxRealtime.preparePacingThread() }
     return options
 }
 
