@@ -1,0 +1,16 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for the file readers. Kept out of the main package because a fuzz target has
+// no main() of its own (libFuzzer provides it). Build and run with ../Scripts/fuzz.
+import PackageDescription
+
+let package = Package(
+    name: "swift-haptics-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzPatternFile", dependencies: [.product(name: "Haptics", package: "main")],
+                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "FuzzBoardFile", dependencies: [.product(name: "Haptics", package: "main")],
+                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
+    ]
+)

@@ -1,0 +1,30 @@
+import Haptics
+
+/// AHAP and .haptic readers and the renderer on arbitrary bytes: they must return a pattern or a
+/// `PatternFileError`, never crash, hang or grow without bound.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPatternFile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    for isMeta in [false, true] {
+        if let document = try? PatternFileReader.parse(bytes, file: "fuzz", isMeta: isMeta) {
+            // Rendering is bounded by the reader's limits (600 s at most).
+            let rendered = PatternRenderer(rate: 200).render(document.pattern)
+            precondition(rendered.samples.allSatisfy { $0.isFinite && abs($0) <= 1 }, "renderer produced an out-of-range level")
+            _ = AHAPWriter.write(document.pattern)
+        }
+    }
+    return 0
+}
+
+/// libFuzzer's driver (from libclang_rt.fuzzer).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+/// SwiftPM links an executable's entry point as `<target>_main`; hand control to libFuzzer.
+@_cdecl("FuzzPatternFile_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzPatternFile(data, size) }
+}
