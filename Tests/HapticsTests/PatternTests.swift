@@ -370,6 +370,18 @@ struct CorpusTests {
         #expect(chip.output.peak(from: clock.now, to: clock.now.advanced(by: .milliseconds(60))) == 1)
     }
 
+    @Test func aDroppedPlayerStopsTheActuator() throws {
+        let (engine, chip, clock) = try patternRig()
+        var player: PatternPlayer? = PatternPlayer(engine: engine, pattern: PatternRenderer().render(continuous))
+        player?.start()
+        for _ in 0..<10 { if let next = player?.pump() { clock.sleep(until: next) } }
+        #expect(chip.output.level(at: clock.now) != 0)
+        player = nil
+        #expect(chip.output.level(at: clock.now) == 0)
+        engine.runDueWork()
+        #expect(chip.registers[0x01] & 0x40 != 0)
+    }
+
     @Test func startAtAGivenTime() throws {
         let (engine, chip, clock) = try patternRig()
         let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(continuous))

@@ -76,6 +76,9 @@ public final class PatternPlayer: Sendable {
 
     private var clock: any HapticClock { engine.clock }
 
+    /// A player dropped while it still holds the chip gives it back: the actuator stops.
+    deinit { finish(.cancelled) }
+
     // MARK: - Controls
 
     /// Called once when the player stops for any reason (on the player's thread or the caller's).
