@@ -259,16 +259,26 @@ public final class DRV2605Driver<Bus: I2CBus> {
         }
     }
 
-    /// Reads STATUS through GO in one transaction; repairs the configuration if the chip was
-    /// reset behind the driver's back (MODE or LIBRARY_SEL back at their defaults).
+    /// Reads STATUS through CONTROL3 in one transaction (30 bytes; run after a feedback, never on
+    /// the trigger path) and repairs the configuration if the chip was reset behind the driver's
+    /// back — a brown-out puts every register back to its default, which for an LRA means driving
+    /// it as an ERM at the default voltages. The signs: STANDBY set while the driver had the chip
+    /// awake, or any of LIBRARY_SEL, RATED_VOLTAGE, OD_CLAMP, FEEDBACK_CONTROL, CONTROL1 or
+    /// CONTROL3 not what was written.
     public func snapshot() throws(DRV2605Error) -> ChipSnapshot {
-        let bytes = try readBurst(.status, count: 13)
+        let bytes = try readBurst(.status, count: 0x1E)
         let snapshot = ChipSnapshot(status: StatusRegister(rawValue: bytes[0]), mode: ModeRegister(rawValue: bytes[1]),
                                     library: LibrarySelectionRegister(rawValue: bytes[3]),
                                     slots: Array(bytes[4...11]), go: bytes[12] & 1 != 0)
         let expectStandby = power != .ready
-        if part?.hasROMLibrary == true, snapshot.library.library != configuration.library
-            || (snapshot.mode.standby && !expectStandby) {
+        var lost = snapshot.mode.standby && !expectStandby
+        if part?.hasROMLibrary == true, snapshot.library.library != configuration.library { lost = true }
+        if bytes[0x16] != configuration.ratedVoltage || bytes[0x17] != configuration.overdriveClamp
+            || bytes[0x1A] != configuration.feedbackControl.rawValue || bytes[0x1B] != configuration.control1.rawValue
+            || bytes[0x1D] != configuration.control3.rawValue {
+            lost = true
+        }
+        if lost {
             resetsDetected += 1
             try restoreAfterReset(wasReady: !expectStandby)
         } else if snapshot.slots != loadedSlots {

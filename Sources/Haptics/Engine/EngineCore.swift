@@ -78,6 +78,16 @@ final class EngineCore {
         } else if driver.power == .ready {
             do { try driver.stop() } catch { driver.stopQuietly() }
         }
+        // As after a feedback: faults and a chip reset during the pattern are found here.
+        do {
+            let snapshot = try driver.snapshot()
+            if snapshot.status.overCurrent || snapshot.status.overTemperature {
+                counts.faults += 1
+                logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
+            }
+        } catch {
+            fail("check after pattern", error)
+        }
         _ = tick()
         noteAwake(driver.power == .ready)
     }
@@ -278,6 +288,7 @@ final class EngineCore {
                 do {
                     let snapshot = try driver.snapshot()
                     if snapshot.status.overCurrent || snapshot.status.overTemperature {
+                        counts.faults += 1
                         driver.stopQuietly()
                         logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
                         busyUntil = nil

@@ -55,6 +55,8 @@ public final class HapticEngine: Sendable {
         /// Total time the chip spent out of standby.
         public var awakeSeconds = 0.0
         public var resetsDetected = 0
+        /// Over-current or over-temperature reports from the chip (each also logged).
+        public var faults = 0
     }
 
     public let clock: any HapticClock
