@@ -10,6 +10,23 @@ import Testing
 let hilBus = ProcessInfo.processInfo.environment["HAPTIC_HIL_BUS"]
 let hilActuator: ActuatorType = ProcessInfo.processInfo.environment["HAPTIC_HIL_ACTUATOR"] == "erm" ? .erm : .lra
 
+/// Optional GPIO lines as "chip:line" (e.g. "gpiochip0:17"), and files that read back what a line
+/// was driven to (gpio-sim's sysfs `value` in the CI VM; not available on a Pi).
+let environment = ProcessInfo.processInfo.environment
+
+func hilLine(_ variable: String, consumer: String) throws -> LinuxGPIOLine? {
+    guard let spec = environment[variable] else { return nil }
+    let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+    guard parts.count == 2 else { return nil }
+    let selector: GPIOLineSelector = UInt32(parts[1]).map { .offset($0) } ?? .name(parts[1])
+    return try LinuxGPIOLine(chip: parts[0], line: selector, consumer: consumer)
+}
+
+func readBack(_ variable: String) -> Int? {
+    guard let path = environment[variable], let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+    return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
 func hilConfiguration() throws -> DRV2605Configuration {
     hilActuator == .lra
         ? try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
@@ -72,6 +89,70 @@ struct HardwareInLoopTests {
         let values = try driver.calibrate()
         #expect(values.backEMF > 0)
         if hilActuator == .lra, let hz = values.resonantHz { #expect((100...400).contains(hz)) }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aPatternPlaysOnTimeAndEndsStopped() throws {
+        let bus = try LinuxI2CBus(hilBus ?? "")
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration())
+        let pattern = HapticPattern(events: [
+            .init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.8),
+            .init(type: .hapticContinuous, time: 0.05, duration: 0.3, intensity: 0.6, attackTime: 0.3),
+            .init(type: .hapticTransient, time: 0.4, intensity: 0.7, sharpness: 0.2),
+        ])
+        var options = PatternPlayer.Options()
+        options.threadSetup = { LinuxRealtime.preparePacingThread() }
+        let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(pattern), options: options)
+        let start = SystemClock.shared.now
+        player.start()
+        #expect(player.waitUntilFinished(timeout: .seconds(5)) == .finished)
+        let elapsed = SystemClock.shared.now.duration(since: start).secondsDouble
+        #expect(elapsed > 0.4 && elapsed < 1.5)
+        engine.waitUntilIdle(timeout: .seconds(2))
+        let registers = try engine.withDriver { try $0.dumpRegisters() }
+        #expect(registers[0x02] == 0)
+        #expect(registers[0x01] & 0x40 != 0)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func standbyAndENShutdownAndWake() throws {
+        let bus = try LinuxI2CBus(hilBus ?? "")
+        let enable = try hilLine("HAPTIC_HIL_ENABLE", consumer: "haptic HIL EN")
+        var options = HapticEngine.Options()
+        options.shutdownAfterIdle = .milliseconds(300)
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), enableLine: enable, options: options)
+        if enable != nil, let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1) }
+        engine.play(.impact(.heavy))
+        engine.waitUntilIdle(timeout: .seconds(2))
+        #expect(engine.powerState == .standby)
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x40 != 0)
+        guard enable != nil else { return }
+        SystemClock.shared.sleep(for: .milliseconds(600))
+        engine.runDueWork()
+        #expect(engine.powerState == .shutdown)
+        if let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 0) }
+        engine.play(.notification(.success))
+        if let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1) }
+        #expect(engine.statistics.dropped == 0)
+        engine.waitUntilIdle(timeout: .seconds(2))
+        let registers = try engine.withDriver { try $0.dumpRegisters() }
+        #expect(registers[0x16] == (try hilConfiguration()).ratedVoltage)
+        engine.shutdown()
+    }
+
+    @Test(.timeLimit(.minutes(1)), .enabled(if: environment["HAPTIC_HIL_TRIGGER"] != nil, "set HAPTIC_HIL_TRIGGER=chip:line when IN/TRIG is wired"))
+    func preparedTriggerThroughINTRIG() throws {
+        let bus = try LinuxI2CBus(hilBus ?? "")
+        let trigger = try hilLine("HAPTIC_HIL_TRIGGER", consumer: "haptic HIL IN/TRIG")
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), triggerLine: trigger)
+        engine.prepare(.selection)
+        SystemClock.shared.sleep(for: .milliseconds(10))
+        let before = engine.statistics.bus.transactions
+        engine.play(.selection)
+        #expect(engine.statistics.bus.transactions == before)
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x07 == 1) // external edge trigger
+        if let level = readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0) } // pulse ended low
+        engine.stop()
     }
 
     @Test(.timeLimit(.minutes(1)))

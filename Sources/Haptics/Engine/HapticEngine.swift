@@ -95,8 +95,10 @@ public final class HapticEngine: Sendable {
         finish(inline)
     }
 
-    /// Plays a SwiftUI-style feedback value.
-    public func play(_ feedback: SensoryFeedback) { play(feedback.feedback) }
+    /// Plays a SwiftUI-style feedback value: `engine.play(sensory: .impact(weight: .heavy))`.
+    /// (Labelled, because `.selection`, `.success` and friends name both a `Feedback` and a
+    /// `SensoryFeedback`, and an unlabelled call would be ambiguous.)
+    public func play(sensory feedback: SensoryFeedback) { play(feedback.feedback) }
 
     /// Plays a plan directly (patterns, sequences, board-file overrides).
     public func play(plan: FeedbackPlan, label: String) {

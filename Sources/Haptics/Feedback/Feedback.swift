@@ -53,6 +53,11 @@ public enum Feedback: Sendable, Hashable, CustomStringConvertible {
     case vibration(Vibration)
     case taptic(TapticEngineFeedback)
 
+    /// Shorthands for the notification feedbacks, so `engine.play(.success)` reads as in SwiftUI.
+    public static let success = Feedback.notification(.success)
+    public static let warning = Feedback.notification(.warning)
+    public static let error = Feedback.notification(.error)
+
     /// The key the mapping table is indexed by (intensity aside).
     public var kind: FeedbackKind {
         switch self {
