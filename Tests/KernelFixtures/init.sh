@@ -1,0 +1,70 @@
+#!/bin/busybox sh
+# /init of the hardware-in-loop VM: loads the I2C and GPIO fixtures, runs the project's
+# hardware-in-loop suite and a few haptic verbs against them, prints one verdict line, powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/opt/haptics
+mkdir -p /proc /sys /dev /tmp /root
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+export HOME=/root TMPDIR=/tmp HAPTIC_CALIBRATION_FILE=/tmp/calibration.json TERM=dumb
+failures=0
+step() { echo "HIL-STEP: $*"; }
+fail() { echo "HIL-FAIL: $*"; failures=$((failures + 1)); }
+
+insmod /modules/configfs.ko && mount -t configfs none /sys/kernel/config || fail "configfs"
+insmod /modules/i2c-dev.ko || fail "i2c-dev"
+insmod /modules/i2c-drv2605-sim.ko || fail "i2c-drv2605-sim"
+insmod /modules/gpio-sim-oot.ko || fail "gpio-sim"
+
+BUS=""
+for adapter in /sys/bus/i2c/devices/i2c-*; do
+    [ "$(cat "$adapter/name" 2>/dev/null)" = "drv2605-sim" ] && BUS="/dev/${adapter##*/}"
+done
+[ -n "$BUS" ] || fail "no drv2605-sim adapter"
+
+G=/sys/kernel/config/gpio-sim/hil
+mkdir -p $G/bank0/line0 $G/bank0/line1
+echo 2 > $G/bank0/num_lines
+echo EN > $G/bank0/line0/name
+echo TRIG > $G/bank0/line1/name
+echo 1 > $G/live || fail "gpio-sim live"
+CHIP=$(cat $G/bank0/chip_name)
+DEVICE=$(cat $G/dev_name)
+step "bus $BUS, GPIO chip $CHIP ($DEVICE)"
+
+export HAPTIC_HIL_BUS="$BUS"
+export HAPTIC_HIL_ENABLE="$CHIP:0" HAPTIC_HIL_TRIGGER="$CHIP:1"
+export HAPTIC_HIL_ENABLE_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio0/value"
+export HAPTIC_HIL_TRIGGER_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio1/value"
+
+step "hardware-in-loop suite"
+if /opt/haptics/tests --testing-library swift-testing --filter HardwareInLoop > /tmp/hil.log 2>&1; then
+    grep -E "passed|skipped|failed" /tmp/hil.log | sed 's/\x1b\[[0-9;]*m//g' | tail -12
+    grep -q "skipped" /tmp/hil.log && fail "hardware-in-loop tests were skipped in the VM"
+else
+    sed 's/\x1b\[[0-9;]*m//g' /tmp/hil.log | tail -40
+    fail "hardware-in-loop suite"
+fi
+
+step "haptic verbs"
+haptic probe --bus "$BUS" || fail "haptic probe"
+haptic play success --bus "$BUS" || fail "haptic play success"
+haptic play impact-heavy --intensity 0.4 --bus "$BUS" --json > /tmp/play.json || fail "haptic play impact-heavy"
+grep -q '"standby" : true' /tmp/play.json || fail "chip not in standby after play"
+haptic effect 47 --bus "$BUS" || fail "haptic effect 47"
+haptic pattern /opt/haptics/heartbeat.ahap --bus "$BUS" || fail "haptic pattern"
+haptic calibrate --bus "$BUS" || fail "haptic calibrate"
+haptic status --bus "$BUS" | grep -q "calibration: restored" || fail "calibration not restored"
+haptic diagnose --bus "$BUS" || fail "haptic diagnose"
+haptic dump --bus "$BUS" > /dev/null || fail "haptic dump"
+haptic probe --bus "$BUS" --address 0x5B 2>/tmp/absent.txt
+[ $? -eq 69 ] || fail "absent address: expected exit 69"
+grep -q "noAcknowledge" /tmp/absent.txt || fail "absent address: expected a no-acknowledge message"
+haptic probe --bus /dev/i2c-42 2>/dev/null
+[ $? -eq 69 ] || fail "wrong bus: expected exit 69"
+
+if [ "$failures" -eq 0 ]; then echo "HIL-VERDICT: PASS"; else echo "HIL-VERDICT: FAIL ($failures)"; fi
+sync
+poweroff -f
