@@ -84,11 +84,13 @@ struct HapticBench: ParsableCommand {
             pinEngine.play(feedback)
             let pin = pinEngine.statistics.lastTrigger
             let duration = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0
+            func cost(_ counters: BusCounters) -> [String: Any] {
+                ["transactions": counters.transactions, "bytes": counters.wireBytes,
+                 "busMicroseconds100kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 100_000) * 1e6,
+                 "busMicroseconds400kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 400_000) * 1e6]
+            }
             rows.append(["feedback": kind.name,
-                         "prepared": ["transactions": prepared.transactions, "bytes": prepared.wireBytes],
-                         "standby": ["transactions": standby.transactions, "bytes": standby.wireBytes],
-                         "shutdown": ["transactions": shutdown.transactions, "bytes": shutdown.wireBytes],
-                         "pinPrepared": ["transactions": pin.transactions, "bytes": pin.wireBytes],
+                         "prepared": cost(prepared), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
                          "awakeSeconds": awake, "effectSeconds": duration])
         }
         // CPU per prepared trigger: prepare (no bus traffic once loaded), then time play().
@@ -126,8 +128,8 @@ struct HapticBench: ParsableCommand {
         }
         let (bareMedian, bareP99) = percentiles(&bareSamples)
         let heavy = rows.first { ($0["feedback"] as? String) == "impact-heavy" }
-        let preparedHeavy = (heavy?["prepared"] as? [String: Int]) ?? [:]
-        let standbyHeavy = (heavy?["standby"] as? [String: Int]) ?? [:]
+        let preparedHeavy = ((heavy?["prepared"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
+        let standbyHeavy = ((heavy?["standby"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
         let busTime = { (bytes: Int, transactions: Int, hz: Double) in I2CWire.seconds(wireBytes: bytes, transactions: transactions, clockHz: hz) * 1e6 }
         var summary: [String: Any] = [
             "init": ["transactions": initCost.transactions, "bytes": initCost.wireBytes,
@@ -184,8 +186,8 @@ struct HapticBench: ParsableCommand {
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
         for row in rows {
             func cell(_ key: String) -> String {
-                let value = row[key] as? [String: Int] ?? [:]
-                return "\(value["transactions"] ?? 0)/\(value["bytes"] ?? 0)"
+                let value = row[key] as? [String: Any] ?? [:]
+                return "\(value["transactions"] as? Int ?? 0)/\(value["bytes"] as? Int ?? 0)"
             }
             print(String(format: "%@ %@ %@ %@ %@ %8.1f  %8.1f", pad(row["feedback"] as? String ?? "", 18), pad(cell("prepared"), 9), pad(cell("standby"), 8),
                          pad(cell("shutdown"), 9), pad(cell("pinPrepared"), 9), (row["awakeSeconds"] as? Double ?? 0) * 1000, (row["effectSeconds"] as? Double ?? 0) * 1000))

@@ -7,10 +7,15 @@ import Haptics
 import LinuxHardware
 import Logging
 
-/// The chip a verb talks to: the board through /dev/i2c-N, or the simulated DRV2605L, set up from
-/// a board file when one is given.
+/// The chip a verb talks to — the board through /dev/i2c-N, or the simulated DRV2605L — set up
+/// from a board file when one is given; with `allDrivers`, every chip of the board as a group.
 final class DeviceSession {
+    /// The selected chip's engine (the board's first driver, or `--driver`).
     let engine: HapticEngine
+    /// Every opened chip, by name (one unless `allDrivers`).
+    let engines: [(name: String, engine: HapticEngine)]
+    /// The opened chips as a group; with them all behind one TCA9548A, triggers are broadcast.
+    let group: HapticGroup
     let clock: any HapticClock
     let simulator: SimulatedDRV2605?
     /// One line for people: where this runs ("simulated DRV2605L, no I2C bus found", …).
@@ -27,43 +32,42 @@ final class DeviceSession {
     let calibrationSource: String
     private var signalSources: [any DispatchSourceSignal] = []
 
-    init(_ options: GlobalOptions, engineOptions: HapticEngine.Options = .init()) throws {
+    init(_ options: GlobalOptions, engineOptions: HapticEngine.Options = .init(), allDrivers: Bool = false) throws {
         self.options = options
         // The board file, the chip on it and the actuator.
         let boardPath = try options.board.map { name throws -> String in try BoardFile.locate(name) } ?? BoardFile.defaultBoardPath()
         board = try boardPath.map { path throws -> BoardFile in try BoardFile.load(path) }
         var actuatorSpecification: ActuatorSpecification
         var configuration: DRV2605Configuration
+        var selected: BoardFile.Driver?
         if let board {
-            let driver: BoardFile.Driver?
             if let wanted = options.driver {
-                driver = board.drivers.first { $0.name == wanted }
-                guard driver != nil else {
+                selected = board.drivers.first { $0.name == wanted }
+                guard selected != nil else {
                     throw CLIError("board \(board.name) has no driver '\(wanted)' (it has: \(board.drivers.map(\.name).joined(separator: ", ")))", exitCode: CLIError.usage)
                 }
             } else {
-                driver = board.drivers.first
+                selected = board.drivers.first
             }
-            boardDriver = driver
             let preset = try board.actuator(named: options.actuator)
             actuatorSpecification = preset.specification
             configuration = try board.configuration(actuator: preset.name)
         } else {
-            boardDriver = nil
             guard let type = ActuatorType(rawValue: (options.actuator ?? "lra").lowercased()) else {
                 throw CLIError("--actuator must be lra or erm without a board file, not '\(options.actuator ?? "")'", exitCode: CLIError.usage)
             }
             actuatorSpecification = Self.typicalActuator(type)
             configuration = try DRV2605Configuration(actuatorSpecification, library: type == .erm ? .ermB : nil)
         }
+        boardDriver = selected
         self.actuatorSpecification = actuatorSpecification
-        var address = boardDriver?.address ?? .drv2605
-        if options.address.lowercased() != "0x5a" || boardDriver == nil {
+        var addressOverride: I2CAddress?
+        if options.address.lowercased() != "0x5a" || selected == nil {
             guard let value = Int(options.address.lowercased().replacingOccurrences(of: "0x", with: ""), radix: 16),
                   let parsed = I2CAddress(value) else {
                 throw CLIError("--address must be a 7-bit address such as 0x5A, not '\(options.address)'", exitCode: CLIError.usage)
             }
-            address = parsed
+            addressOverride = parsed
         }
 
         var engineOptions = engineOptions
@@ -73,82 +77,128 @@ final class DeviceSession {
         var logger = Logger(label: "haptic")
         logger.logLevel = .notice
 
-        let defaultBus = boardDriver?.bus ?? "/dev/i2c-1"
+        let defaultBus = selected?.bus ?? "/dev/i2c-1"
         let busGiven = options.bus != nil || board != nil
         let noBoard = !busGiven && !FileManager.default.fileExists(atPath: defaultBus)
             && !((try? FileManager.default.contentsOfDirectory(atPath: "/dev"))?.contains { $0.hasPrefix("i2c-") } ?? false)
         let simulate = options.simulate || noBoard
-        let busPath = LinuxI2CBus.resolvePath(options.bus ?? defaultBus)
-
-        // Saved calibration for this chip and actuator.
-        calibrationKey = CalibrationStore.key(bus: simulate ? "simulated:\(busPath)" : busPath, address: address,
-                                              mux: boardDriver?.mux, actuator: actuatorSpecification)
-        let (record, warning) = calibrationStore.lookup(key: calibrationKey, configuration: configuration)
-        if let warning { FileHandle.standardError.write(Data("haptic: \(warning)\n".utf8)) }
-        if let record {
-            configuration.calibration = record.values
-            calibrationSource = "restored from \(calibrationStore.path) (calibrated \(ISO8601DateFormatter().string(from: record.calibratedAt)))"
-        } else {
-            calibrationSource = "none saved: chip defaults (run 'haptic calibrate')"
-        }
-        self.configuration = configuration
-
-        let bus: any I2CBus
-        var enableLine: (any GPIOOutputLine)?
-        var triggerLine: (any GPIOOutputLine)?
+        let clock: any HapticClock = simulate && options.virtualTime ? VirtualClock() : SystemClock.shared
+        self.clock = clock
+        var simulatedPart = Part.drv2605L
         if simulate {
-            let partName = options.simulatedPart == "drv2605l" ? (boardDriver?.part?.description ?? "drv2605l") : options.simulatedPart
+            let partName = options.simulatedPart == "drv2605l" ? (selected?.part?.description ?? "drv2605l") : options.simulatedPart
             guard let part = Part(name: partName) else {
                 throw CLIError("--simulated-part must be drv2605l, drv2605, drv2604l or drv2604", exitCode: CLIError.usage)
             }
-            let clock: any HapticClock = options.virtualTime ? VirtualClock() : SystemClock.shared
-            var simulatorOptions = SimulatedDRV2605.Options()
-            simulatorOptions.part = part
-            simulatorOptions.address = address
-            var actuator = SimulatedActuator(type: configuration.actuator)
-            if case let .lra(_, _, hz) = actuatorSpecification { actuator.resonantHz = hz }
-            actuator.supplyVolts = board?.supplyVolts ?? 5.0
-            let chip = SimulatedDRV2605(clock: clock, actuator: actuator, options: simulatorOptions)
-            chip.keepsTrace = false
-            if let mux = boardDriver?.mux {
-                let switchChip = SimulatedTCA9548A(address: mux.address)
-                switchChip.attach(chip, channel: mux.channel)
-                bus = TCA9548A(parent: switchChip, address: mux.address).channel(mux.channel) ?? switchChip
-            } else {
-                bus = chip
+            simulatedPart = part
+        }
+
+        // The chips to open: the selected one, or every driver of the board.
+        let drivers: [BoardFile.Driver?] = allDrivers && board != nil ? (board?.drivers ?? []).map { $0 } : [selected]
+        var linuxBuses: [String: LinuxI2CBus] = [:]
+        var linuxMuxes: [String: TCA9548A<AnyI2CBus>] = [:]
+        var simulatedMuxes: [String: SimulatedTCA9548A] = [:]
+        var simulatedMuxFronts: [String: TCA9548A<AnyI2CBus>] = [:]
+        var opened: [(name: String, engine: HapticEngine, simulator: SimulatedDRV2605?, key: String, source: String, configuration: DRV2605Configuration)] = []
+        for driver in drivers {
+            let address = addressOverride ?? driver?.address ?? .drv2605
+            let busPath = LinuxI2CBus.resolvePath(options.bus ?? driver?.bus ?? defaultBus)
+            // Saved calibration for this chip and actuator.
+            let key = CalibrationStore.key(bus: simulate ? "simulated:\(busPath)" : busPath, address: address,
+                                           mux: driver?.mux, actuator: actuatorSpecification)
+            var chipConfiguration = configuration
+            let (record, warning) = calibrationStore.lookup(key: key, configuration: chipConfiguration)
+            if let warning { FileHandle.standardError.write(Data("haptic: \(warning)\n".utf8)) }
+            var source = "none saved: chip defaults (run 'haptic calibrate')"
+            if let record {
+                chipConfiguration.calibration = record.values
+                source = "restored from \(calibrationStore.path) (calibrated \(ISO8601DateFormatter().string(from: record.calibratedAt)))"
             }
-            if boardDriver?.enable != nil { enableLine = chip.makeEnableLine() }
-            if boardDriver?.trigger != nil { triggerLine = chip.makeTriggerLine() }
-            self.clock = clock
-            simulator = chip
-            origin = "simulated \(part) with an \(configuration.actuator)" + (board.map { " (board \($0.name))" } ?? "")
-                + (noBoard && !options.simulate ? " (no I2C bus found on this machine)" : "")
-                + (options.virtualTime ? ", virtual time" : "")
+            let bus: any I2CBus
+            var enableLine: (any GPIOOutputLine)?
+            var triggerLine: (any GPIOOutputLine)?
+            var chip: SimulatedDRV2605?
+            if simulate {
+                var simulatorOptions = SimulatedDRV2605.Options()
+                simulatorOptions.part = simulatedPart
+                simulatorOptions.address = address
+                var actuator = SimulatedActuator(type: configuration.actuator)
+                if case let .lra(_, _, hz) = actuatorSpecification { actuator.resonantHz = hz }
+                actuator.supplyVolts = board?.supplyVolts ?? 5.0
+                let simulated = SimulatedDRV2605(clock: clock, actuator: actuator, options: simulatorOptions)
+                simulated.keepsTrace = false
+                if let mux = driver?.mux {
+                    let muxKey = "\(busPath)@\(mux.address)"
+                    let switchChip = simulatedMuxes[muxKey] ?? SimulatedTCA9548A(address: mux.address)
+                    simulatedMuxes[muxKey] = switchChip
+                    switchChip.attach(simulated, channel: mux.channel)
+                    let front = simulatedMuxFronts[muxKey] ?? TCA9548A(parent: AnyI2CBus(switchChip), address: mux.address)
+                    simulatedMuxFronts[muxKey] = front
+                    bus = front.channel(mux.channel) ?? switchChip
+                } else {
+                    bus = simulated
+                }
+                if driver?.enable != nil { enableLine = simulated.makeEnableLine() }
+                if driver?.trigger != nil { triggerLine = simulated.makeTriggerLine() }
+                chip = simulated
+            } else {
+                let linuxBus = try linuxBuses[busPath] ?? LinuxI2CBus(busPath)
+                linuxBuses[busPath] = linuxBus
+                if let mux = driver?.mux {
+                    let muxKey = "\(busPath)@\(mux.address)"
+                    let front = linuxMuxes[muxKey] ?? TCA9548A(parent: AnyI2CBus(linuxBus), address: mux.address)
+                    linuxMuxes[muxKey] = front
+                    bus = front.channel(mux.channel) ?? linuxBus
+                } else {
+                    bus = linuxBus
+                }
+                if let line = driver?.enable {
+                    enableLine = try LinuxGPIOLine(chip: line.chip, line: line.lineName.map { .name($0) } ?? .offset(line.offset ?? 0),
+                                                   consumer: "haptic EN \(driver?.name ?? "")", initial: false)
+                }
+                if let line = driver?.trigger {
+                    triggerLine = try LinuxGPIOLine(chip: line.chip, line: line.lineName.map { .name($0) } ?? .offset(line.offset ?? 0),
+                                                    consumer: "haptic IN/TRIG \(driver?.name ?? "")", initial: false)
+                }
+            }
+            let engine = try HapticEngine(bus: bus, address: address, configuration: chipConfiguration, enableLine: enableLine,
+                                          triggerLine: triggerLine, clock: clock, options: engineOptions, logger: logger, observer: trace)
+            if let expected = driver?.part, !simulate, engine.capabilities.part != expected {
+                FileHandle.standardError.write(Data("haptic: the board file expects a \(expected) for \(driver?.name ?? "the chip") but found a \(engine.capabilities.part)\n".utf8))
+            }
+            opened.append((driver?.name ?? "main", engine, chip, key, source, chipConfiguration))
+        }
+        guard let primary = opened.first(where: { $0.name == (selected?.name ?? "main") }) ?? opened.first else {
+            throw CLIError("the board file lists no drivers", exitCode: CLIError.dataError)
+        }
+        engine = primary.engine
+        engines = opened.map { ($0.name, $0.engine) }
+        simulator = primary.simulator
+        calibrationKey = primary.key
+        calibrationSource = primary.source
+        self.configuration = primary.configuration
+        // All chips behind one switch: one GO write through every channel at once.
+        let muxes = simulate ? Array(simulatedMuxFronts.values) : Array(linuxMuxes.values)
+        let onOneMux = opened.count > 1 && muxes.count == 1 && drivers.allSatisfy { $0?.mux != nil }
+            && Set(drivers.compactMap { $0.map { LinuxI2CBus.resolvePath(options.bus ?? $0.bus) } }).count == 1
+        if onOneMux, let mux = muxes.first {
+            let mask = drivers.compactMap { $0?.mux?.channel }.reduce(UInt8(0)) { $0 | (UInt8(1) << UInt8($1)) }
+            let target = addressOverride ?? .drv2605
+            group = HapticGroup(engines: opened.map(\.engine), clock: clock) { try mux.broadcast(to: target, [0x0C, 0x01], mask: mask) }
         } else {
-            let linuxBus = try LinuxI2CBus(busPath)
-            if let mux = boardDriver?.mux {
-                bus = TCA9548A(parent: linuxBus, address: mux.address).channel(mux.channel) ?? linuxBus
-            } else {
-                bus = linuxBus
-            }
-            if let line = boardDriver?.enable {
-                enableLine = try LinuxGPIOLine(chip: line.chip, line: line.lineName.map { .name($0) } ?? .offset(line.offset ?? 0),
-                                               consumer: "haptic EN", initial: false)
-            }
-            if let line = boardDriver?.trigger {
-                triggerLine = try LinuxGPIOLine(chip: line.chip, line: line.lineName.map { .name($0) } ?? .offset(line.offset ?? 0),
-                                                consumer: "haptic IN/TRIG", initial: false)
-            }
-            clock = SystemClock.shared
-            simulator = nil
-            origin = "\(address) on \(busPath)" + (boardDriver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
-                + (board.map { " (board \($0.name))" } ?? "")
+            group = HapticGroup(engines: opened.map(\.engine), clock: clock)
         }
-        engine = try HapticEngine(bus: bus, address: address, configuration: configuration, enableLine: enableLine,
-                                  triggerLine: triggerLine, clock: clock, options: engineOptions, logger: logger, observer: trace)
-        if let expected = boardDriver?.part, !simulate, engine.capabilities.part != expected {
-            FileHandle.standardError.write(Data("haptic: the board file expects a \(expected) but the chip is a \(engine.capabilities.part)\n".utf8))
+        let place: String
+        if simulate {
+            place = "simulated \(simulatedPart) with an \(configuration.actuator)"
+                + (noBoard && !options.simulate ? " (no I2C bus found on this machine)" : "")
+        } else {
+            let address = addressOverride ?? selected?.address ?? .drv2605
+            place = "\(address) on \(LinuxI2CBus.resolvePath(options.bus ?? defaultBus))"
+                + (selected?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
         }
+        origin = place + (board.map { " (board \($0.name)" + (opened.count > 1 ? ", \(opened.count) chips" : "") + ")" } ?? "")
+            + (simulate && options.virtualTime ? ", virtual time" : "")
         installSignalHandlers()
     }
 
@@ -163,12 +213,12 @@ final class DeviceSession {
 
     /// SIGINT and SIGTERM stop the actuator and put the chip to sleep before the process exits.
     private func installSignalHandlers() {
-        let engine = self.engine
+        let all = engines.map(\.engine)
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                engine.shutdown()
+                for engine in all { engine.shutdown() }
                 FileHandle.standardError.write(Data("haptic: interrupted; actuator stopped\n".utf8))
                 exit(130)
             }
@@ -184,9 +234,11 @@ final class DeviceSession {
 
     /// Leaves the chip stopped and asleep.
     func finish() {
-        engine.waitUntilIdle()
-        engine.stop()
-        engine.runDueWork()
+        for (_, engine) in engines {
+            engine.waitUntilIdle()
+            engine.stop()
+            engine.runDueWork()
+        }
     }
 
     /// The final chip state, read from the registers.
@@ -198,8 +250,13 @@ final class DeviceSession {
 
     func printJSON(_ object: [String: Any]) {
         var object = object
-        let stats = engine.statistics
-        object["bus"] = ["transactions": stats.bus.transactions, "bytes": stats.bus.wireBytes, "errors": stats.bus.errors]
+        let totals = engines.map(\.engine.statistics.bus).reduce(into: BusCounters()) { total, counters in
+            total.transactions += counters.transactions
+            total.wireBytes += counters.wireBytes
+            total.errors += counters.errors
+        }
+        object["bus"] = ["transactions": totals.transactions, "bytes": totals.wireBytes, "errors": totals.errors]
+        if engines.count > 1 { object["chips"] = engines.map(\.name) }
         object["device"] = origin
         if let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]),
            let text = String(data: data, encoding: .utf8) {

@@ -52,12 +52,13 @@ struct PatternCommand: ParsableCommand {
     @OptionGroup var patternOptions: PatternOptions
     @Argument(help: "The pattern file.") var file: String
     @Flag(help: "Loop until interrupted.") var loop = false
+    @Flag(help: "Play on every chip of the board file, in step.") var all = false
 
     func run() throws {
         try CLIError.reporting {
             let document = try patternOptions.read(file)
             let rendered = try patternOptions.renderer().render(document.pattern)
-            let session = try DeviceSession(global)
+            let session = try DeviceSession(global, allDrivers: all)
             session.announce()
             if !global.json {
                 print(String(format: "%@: %.3f s designed, %@; %@", (file as NSString).lastPathComponent, document.pattern.duration,
@@ -65,12 +66,27 @@ struct PatternCommand: ParsableCommand {
                              rendered.mode == .realTime ? "real-time stream at \(Int(rendered.rate)) updates/s" : "\(rendered.hits.count) ROM clicks"))
                 for warning in document.warnings + rendered.warnings { print("warning: \(warning)") }
             }
-            let player = PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions())
-            player.loopEnabled = loop
             let start = session.clock.now
-            player.start()
-            let outcome = player.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5))
-            if outcome == nil { player.cancel() }
+            let players: [PatternPlayer]
+            if all {
+                players = session.group.play(rendered, options: playerOptions())
+            } else {
+                let single = PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions())
+                single.start()
+                players = [single]
+            }
+            for player in players { player.loopEnabled = loop }
+            let player = players[0]
+            if session.clock.isVirtual {
+                // One virtual clock for all: advance every player together.
+                while true {
+                    let next = players.compactMap { $0.pump() }.min()
+                    guard let next else { break }
+                    session.clock.sleep(until: max(next, session.clock.now.advanced(byNanoseconds: 1)))
+                }
+            } else {
+                for each in players where each.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5)) == nil { each.cancel() }
+            }
             let played = session.clock.now.duration(since: start).secondsDouble
             session.finish()
             let final = try session.finalState()

@@ -106,6 +106,7 @@ struct Play: ParsableCommand {
     @Argument(help: "The feedback's name (see the abstract).") var feedback: String
     @Option(help: "Intensity 0...1 (impacts).") var intensity: Double = 1
     @Flag(help: "Prepare first and trigger after a short lead time, as an app that calls prepare() would.") var prepared = false
+    @Flag(help: "Play on every chip of the board file, in step.") var all = false
 
     func run() throws {
         try CLIError.reporting {
@@ -115,7 +116,7 @@ struct Play: ParsableCommand {
             guard let value = Feedback(name: feedback, intensity: intensity) else {
                 throw CLIError("no feedback named '\(feedback)'; known: " + FeedbackKind.all.map(\.name).joined(separator: ", "), exitCode: CLIError.dataError)
             }
-            let session = try DeviceSession(global)
+            let session = try DeviceSession(global, allDrivers: all)
             session.announce()
             if prepared {
                 session.engine.prepare(value)
@@ -123,7 +124,12 @@ struct Play: ParsableCommand {
             }
             let start = session.clock.now
             if !global.json { print("\(value.kind.name): \(value.kind.meaning)") }
-            session.engine.play(value)
+            var skew: Duration?
+            if all {
+                skew = session.group.play(value)
+            } else {
+                session.engine.play(value)
+            }
             let trigger = session.engine.statistics.lastTrigger
             session.finish()
             let stats = session.engine.statistics
@@ -133,8 +139,12 @@ struct Play: ParsableCommand {
                                    "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
                                    "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped,
                                    "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
+                                   "groupSkewSeconds": skew.map { $0.secondsDouble as Any } ?? NSNull(),
                                    "final": try session.finalState()])
             } else {
+                if let skew, session.engines.count > 1 {
+                    print(String(format: "played on %d chips, %.1f µs between the first and last trigger", session.engines.count, skew.secondsDouble * 1e6))
+                }
                 print("trigger: \(trigger.transactions) transaction(s), \(trigger.wireBytes) bytes; chip awake \(String(format: "%.1f", stats.awakeSeconds * 1000)) ms")
             }
         }

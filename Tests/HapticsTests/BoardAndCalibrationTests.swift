@@ -249,6 +249,15 @@ private func boardError(_ text: String) -> BoardFileError? {
         clock.advance(by: .seconds(1))
         for engine in engines { engine.runDueWork() }
         for chip in chips { #expect(chip.registers[0x01] & 0x40 != 0) }
+        // A pattern on the group: every chip driven with the same levels at the same instants.
+        let players = group.play(PatternRenderer().render(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.2, intensity: 0.6)])))
+        while let next = players.compactMap({ $0.pump() }).min() { clock.sleep(until: max(next, clock.now.advanced(byNanoseconds: 1))) }
+        #expect(players.allSatisfy { $0.outcome == .finished })
+        let probe = clock.now.advanced(by: .milliseconds(-100))
+        let levels = chips.map { $0.output.level(at: probe) }
+        #expect(levels.allSatisfy { abs($0 - levels[0]) < 1e-9 } && levels[0] > 0)
+        let streamStarts = chips.compactMap { $0.output.bursts(from: probe.advanced(by: .milliseconds(-150)), to: clock.now).first?.start }
+        #expect(Set(streamStarts).count == 1)
         // A scaled feedback (real-time playback) cannot be broadcast: one by one instead.
         group.play(.impact(.heavy, intensity: 0.5))
         for engine in engines { #expect(engine.statistics.played == 2) }

@@ -42,6 +42,16 @@ public final class HapticGroup: Sendable {
         return last.duration(since: first)
     }
 
+    /// Plays a rendered pattern on every chip in step: one player each, all starting at the same
+    /// instant a little ahead, each paced against the same absolute deadlines.
+    @discardableResult
+    public func play(_ pattern: RenderedPattern, options: PatternPlayer.Options = .init(), lead: Duration = .milliseconds(5)) -> [PatternPlayer] {
+        let start = clock.now.advanced(by: lead)
+        let players = engines.map { PatternPlayer(engine: $0, pattern: pattern, options: options) }
+        for player in players { player.start(at: start) }
+        return players
+    }
+
     /// Stops every chip.
     public func stop() { for engine in engines { engine.stop() } }
 }
