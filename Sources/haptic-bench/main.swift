@@ -29,6 +29,23 @@ struct HapticBench: ParsableCommand {
         return options
     }
 
+    /// Median and p99 CPU time (µs) of `play()` right after `prepare()`: the prepared trigger.
+    func timePreparedTriggers(_ engine: HapticEngine, _ clock: VirtualClock) -> (median: Double, p99: Double) {
+        let feedback = Feedback.impact(.heavy)
+        var samples: [Double] = []
+        samples.reserveCapacity(iterations)
+        for _ in 0..<iterations {
+            engine.prepare(feedback)
+            clock.advance(by: .milliseconds(2))
+            let start = SystemClock.shared.now
+            engine.play(feedback)
+            samples.append(SystemClock.shared.now.duration(since: start).secondsDouble * 1e6)
+            clock.advance(by: .milliseconds(100))
+            engine.runDueWork()
+        }
+        return percentiles(&samples)
+    }
+
     func percentiles(_ samples: inout [Double]) -> (median: Double, p99: Double) {
         samples.sort()
         guard !samples.isEmpty else { return (0, 0) }
@@ -93,40 +110,14 @@ struct HapticBench: ParsableCommand {
                          "prepared": cost(prepared), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
                          "awakeSeconds": awake, "effectSeconds": duration])
         }
-        // CPU per prepared trigger: prepare (no bus traffic once loaded), then time play().
-        let (cpuEngine, _, cpuClock) = try engine()
-        var samples: [Double] = []
-        samples.reserveCapacity(iterations)
-        let feedback = Feedback.impact(.heavy)
-        for _ in 0..<iterations {
-            cpuEngine.prepare(feedback)
-            cpuClock.advance(by: .milliseconds(2))
-            let start = SystemClock.shared.now
-            cpuEngine.play(feedback)
-            let end = SystemClock.shared.now
-            samples.append(end.duration(since: start).secondsDouble * 1e6)
-            cpuClock.advance(by: .milliseconds(100))
-            cpuEngine.runDueWork()
-        }
-        let (median, p99) = percentiles(&samples)
-        // The same on a bare register file: the engine and driver alone, without the simulated
-        // chip's timing model and actuator record (what a board's kernel call replaces).
+        // CPU per prepared trigger, on the simulated chip and on a bare register file (the engine
+        // and driver alone, without the simulator's timing model and actuator record).
+        let (simulatedEngine, _, simulatedClock) = try engine()
+        let (median, p99) = timePreparedTriggers(simulatedEngine, simulatedClock)
         let bareClock = VirtualClock()
         let bare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
                                     clock: bareClock, options: benchOptions)
-        var bareSamples: [Double] = []
-        bareSamples.reserveCapacity(iterations)
-        for _ in 0..<iterations {
-            bare.prepare(feedback)
-            bareClock.advance(by: .milliseconds(2))
-            let start = SystemClock.shared.now
-            bare.play(feedback)
-            let end = SystemClock.shared.now
-            bareSamples.append(end.duration(since: start).secondsDouble * 1e6)
-            bareClock.advance(by: .milliseconds(100))
-            bare.runDueWork()
-        }
-        let (bareMedian, bareP99) = percentiles(&bareSamples)
+        let (bareMedian, bareP99) = timePreparedTriggers(bare, bareClock)
         let heavy = rows.first { ($0["feedback"] as? String) == "impact-heavy" }
         let preparedHeavy = ((heavy?["prepared"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
         let standbyHeavy = ((heavy?["standby"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }

@@ -212,23 +212,11 @@ enum AHAPReader {
                     if let path = value["EventWaveformPath"] { event.waveformPath = try reader.string(path, "\(elementPath).EventWaveformPath") }
                     events.append(event)
                 case "Parameter":
-                    _ = try reader.object(value, elementPath)
-                    let idName = try reader.string(value["ParameterID"], "\(elementPath).ParameterID")
-                    guard let id = HapticPattern.ParameterID(rawValue: idName) else {
-                        warnings.append("\(elementPath).ParameterID: unknown dynamic parameter \(idName) ignored")
-                        continue
-                    }
-                    let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(elementPath).Time", limit: limits.maximumPatternSeconds)
+                    guard let (id, time) = try dynamicParameter(value, elementPath, reader, limits, &warnings) else { continue }
                     let number = try reader.number(value["ParameterValue"], "\(elementPath).ParameterValue")
                     parameters.append(.init(id: id, time: time, value: clamp(number, id.range)))
                 case "ParameterCurve":
-                    _ = try reader.object(value, elementPath)
-                    let idName = try reader.string(value["ParameterID"], "\(elementPath).ParameterID")
-                    guard let id = HapticPattern.ParameterID(rawValue: idName) else {
-                        warnings.append("\(elementPath).ParameterID: unknown dynamic parameter \(idName) ignored")
-                        continue
-                    }
-                    let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(elementPath).Time", limit: limits.maximumPatternSeconds)
+                    guard let (id, time) = try dynamicParameter(value, elementPath, reader, limits, &warnings) else { continue }
                     let pointList = try reader.array(value["ParameterCurveControlPoints"], "\(elementPath).ParameterCurveControlPoints")
                     guard pointList.count <= limits.maximumControlPoints else {
                         throw reader.fail("\(elementPath).ParameterCurveControlPoints", value["ParameterCurveControlPoints"],
@@ -277,6 +265,22 @@ enum AHAPReader {
         }
         return PatternDocument(pattern: HapticPattern(events: events, parameters: parameters, curves: curves),
                                format: .ahap, curveTimes: convention, warnings: warnings)
+    }
+}
+
+extension AHAPReader {
+    /// The ParameterID and Time shared by Parameter and ParameterCurve elements; `nil` (with a
+    /// warning) for an ID this reader does not know, which is ignored like any unknown key.
+    static func dynamicParameter(_ value: JSONValue, _ path: String, _ reader: PathReader, _ limits: PatternFileLimits,
+                                 _ warnings: inout [String]) throws(PatternFileError) -> (HapticPattern.ParameterID, Double)? {
+        _ = try reader.object(value, path)
+        let idName = try reader.string(value["ParameterID"], "\(path).ParameterID")
+        guard let id = HapticPattern.ParameterID(rawValue: idName) else {
+            warnings.append("\(path).ParameterID: unknown dynamic parameter \(idName) ignored")
+            return nil
+        }
+        let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(path).Time", limit: limits.maximumPatternSeconds)
+        return (id, time)
     }
 }
 
