@@ -32,8 +32,14 @@ public final class DRV2605Driver<Bus: I2CBus> {
         public var triggerWithPin = true
         /// Pulse width on IN/TRIG for an edge trigger.
         public var triggerPulse: Duration = .microseconds(10)
+        /// How IN/TRIG starts playback: a rising edge (MODE 1; a second edge would cancel), or a
+        /// level (MODE 2: GO follows the pin, so it is held high while the sequence plays and
+        /// lowered when it ends or is stopped — a pin left low stops the actuator by itself).
+        public var triggerPinMode: TriggerPinMode = .edge
         public init() {}
     }
+
+    public enum TriggerPinMode: String, Sendable { case edge, level }
 
     /// The chip's power state as the driver left it.
     public enum PowerState: String, Sendable, Equatable {
@@ -87,7 +93,12 @@ public final class DRV2605Driver<Bus: I2CBus> {
 
     /// Whether a GO trigger is replaced by an IN/TRIG edge (no bus transaction).
     public var triggersWithPin: Bool { triggerLine != nil && options.triggerWithPin }
-    private var triggerMode: OperatingMode { triggersWithPin ? .externalEdgeTrigger : .internalTrigger }
+    private var triggerMode: OperatingMode {
+        guard triggersWithPin else { return .internalTrigger }
+        return options.triggerPinMode == .level ? .externalLevelTrigger : .externalEdgeTrigger
+    }
+    /// Whether the level-trigger pin is being held high.
+    public private(set) var triggerHeld = false
 
     // MARK: - Start-up
 
@@ -208,6 +219,14 @@ public final class DRV2605Driver<Bus: I2CBus> {
             } catch {
                 throw .gpio(error)
             }
+        } else if triggersWithPin, mode == .externalLevelTrigger, let triggerLine {
+            do {
+                if triggerHeld { try triggerLine.set(false) } // a new rising edge for the new sequence
+                try triggerLine.set(true)
+                triggerHeld = true
+            } catch {
+                throw .gpio(error)
+            }
         } else {
             try write(.go, 1)
         }
@@ -233,8 +252,16 @@ public final class DRV2605Driver<Bus: I2CBus> {
         }
     }
 
+    /// Lowers a held level trigger (the sequence has ended, or is to stop).
+    public func releaseTriggerPin() throws(DRV2605Error) {
+        guard triggerHeld, let triggerLine else { return }
+        do { try triggerLine.set(false) } catch { throw .gpio(error) }
+        triggerHeld = false
+    }
+
     /// Cancels playback: GO cleared, RTP zeroed and back to internal trigger if it was streaming.
     public func stop() throws(DRV2605Error) {
+        try releaseTriggerPin()
         guard power != .shutdown else { return }
         if mode == .realTimePlayback || mode == .externalEdgeTrigger || mode == .externalLevelTrigger {
             try writeBurst(.mode, [ModeRegister(mode: .internalTrigger, standby: power != .ready).rawValue, 0])
@@ -246,6 +273,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// Best effort: stop, then standby; if the bus fails, EN low. Never throws — for error and
     /// exit paths, which must not leave the actuator running.
     public func stopQuietly() {
+        try? releaseTriggerPin()
         do {
             try stop()
             return
@@ -314,6 +342,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
             }
             clock.sleep(until: min(deadline, clock.now.advanced(by: options.pollInterval)))
         }
+        try releaseTriggerPin()
         try checkFaults()
     }
 

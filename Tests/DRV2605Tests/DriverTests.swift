@@ -157,6 +157,29 @@ struct Rig {
         #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(60))) == 1.0)
     }
 
+    @Test func levelTriggerHoldsThePinWhileItPlays() throws {
+        var options = DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options()
+        options.triggerPinMode = .level
+        let rig = Rig(trigger: true, options: options)
+        try rig.driver.start()
+        try rig.driver.prepare(WaveformSequence(.alert750ms))
+        #expect(rig.chip.registers[0x01] == 0x02) // MODE: external level trigger, awake
+        rig.clock.advance(by: .milliseconds(2))
+        let log = try rig.transactions { try rig.driver.trigger() }
+        #expect(log.isEmpty)
+        #expect(rig.trigger?.level == true)
+        rig.clock.advance(by: .milliseconds(100))
+        #expect(rig.chip.output.level(at: rig.clock.now) != 0)
+        // Lowering the pin (stop) cancels at once.
+        try rig.driver.stop()
+        #expect(rig.trigger?.level == false)
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+        // Played to the end, the pin is released after GO clears.
+        try rig.driver.playAndWait(WaveformSequence(.strongClick100))
+        #expect(rig.trigger?.level == false)
+        #expect(rig.chip.output.peak(from: rig.clock.now.advanced(by: .milliseconds(-80)), to: rig.clock.now) == 1)
+    }
+
     @Test func sequenceHoldsGOForItsLengthAndWaitsInTenMillisecondSteps() throws {
         let rig = Rig()
         try rig.driver.start()

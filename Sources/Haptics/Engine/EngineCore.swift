@@ -299,6 +299,7 @@ final class EngineCore {
                             logger.warning("haptics: GO still set past the effect's deadline; stopping the actuator")
                             driver.stopQuietly()
                         }
+                        try driver.releaseTriggerPin()
                         busyUntil = nil
                     }
                 } catch {
