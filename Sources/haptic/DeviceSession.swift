@@ -30,7 +30,6 @@ final class DeviceSession {
     let calibrationStore = CalibrationStore()
     /// Where the calibration in use came from, for `status`.
     let calibrationSource: String
-    private var signalSources: [any DispatchSourceSignal] = []
 
     init(_ options: GlobalOptions, engineOptions: HapticEngine.Options = .init(), allDrivers: Bool = false) throws {
         self.options = options
@@ -199,7 +198,7 @@ final class DeviceSession {
         }
         origin = place + (board.map { " (board \($0.name)" + (opened.count > 1 ? ", \(opened.count) chips" : "") + ")" } ?? "")
             + (simulate && options.virtualTime ? ", virtual time" : "")
-        installSignalHandlers()
+        SignalGuard.register(opened.map(\.engine))
     }
 
     /// The typical actuators of the supported breakouts, when no board file says what is wired:
@@ -208,22 +207,6 @@ final class DeviceSession {
         switch type {
         case .lra: return .lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)
         case .erm: return .erm(ratedVolts: 3.0, maximumVolts: 3.6)
-        }
-    }
-
-    /// SIGINT and SIGTERM stop the actuator and put the chip to sleep before the process exits.
-    private func installSignalHandlers() {
-        let all = engines.map(\.engine)
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                for engine in all { engine.shutdown() }
-                FileHandle.standardError.write(Data("haptic: interrupted; actuator stopped\n".utf8))
-                exit(130)
-            }
-            source.resume()
-            signalSources.append(source)
         }
     }
 

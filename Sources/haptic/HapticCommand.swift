@@ -15,4 +15,10 @@ struct HapticCommand: ParsableCommand {
                       PatternCommand.self, Render.self, SequenceCommand.self],
         defaultSubcommand: nil
     )
+
+    /// Signals are set up before anything starts a thread (see `SignalGuard`).
+    static func main() {
+        SignalGuard.install()
+        main(nil)
+    }
 }
