@@ -198,7 +198,6 @@ final class DeviceSession {
         }
         origin = place + (board.map { " (board \($0.name)" + (opened.count > 1 ? ", \(opened.count) chips" : "") + ")" } ?? "")
             + (simulate && options.virtualTime ? ", virtual time" : "")
-        SignalGuard.register(opened.map(\.engine))
     }
 
     /// The typical actuators of the supported breakouts, when no board file says what is wired:

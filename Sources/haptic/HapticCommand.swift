@@ -1,4 +1,5 @@
 import ArgumentParser
+import Haptics
 
 /// `haptic`: drive a DRV2605 haptic driver from the command line, on the board or on the simulated chip.
 @main
@@ -16,9 +17,9 @@ struct HapticCommand: ParsableCommand {
         defaultSubcommand: nil
     )
 
-    /// Signals are set up before anything starts a thread (see `SignalGuard`).
+    /// Signals are set up before anything starts a thread (see `ExitGuard`).
     static func main() {
-        SignalGuard.install()
+        ExitGuard.install()
         main(nil)
     }
 }

@@ -83,6 +83,7 @@ public final class HapticEngine: Sendable {
         core = LockedBox(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
         worker = clock.isVirtual ? nil : EngineWorker()
         worker?.start(self)
+        ExitGuard.register(self)
     }
 
     deinit { worker?.stop() }

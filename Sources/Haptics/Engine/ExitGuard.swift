@@ -1,0 +1,66 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Stops every engine's actuator when the process ends: on SIGINT and SIGTERM (then exits with
+/// 130) and on a normal `exit()`.
+///
+/// Call `ExitGuard.install()` first thing in `main`, before anything starts a thread. libdispatch
+/// receives signals through signalfd, which only works while the signal is blocked in every
+/// thread; a thread that does not block it (one started earlier, such as an engine's worker) would
+/// take the default action and kill the process with the motor running. Blocking the signals in
+/// the main thread before other threads exist makes every thread inherit the mask.
+public enum ExitGuard {
+    private struct WeakEngine: @unchecked Sendable { weak var engine: HapticEngine? }
+    private static let engines = Mutex<[WeakEngine]>([])
+    private static let installed = Mutex(false)
+    /// Taken by whichever exit path runs first and never given back: a signal arriving while the
+    /// main thread returns (or the reverse) cannot race two exits with different codes.
+    private static let exitGate = DispatchSemaphore(value: 1)
+    /// Written once by `install()` on the main thread before other threads exist; only keeps the
+    /// sources alive.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    /// Installs the signal and exit handlers. Idempotent.
+    public static func install(exitCode: Int32 = 130, message: String? = "interrupted; actuator stopped") {
+        let first = installed.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        for signalNumber in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                exitGate.wait()
+                stopAll()
+                if let message { FileHandle.standardError.write(Data("\(CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "haptics"): \(message)\n".utf8)) }
+                _exit(exitCode)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        atexit {
+            // If a signal handler is already stopping everything, wait here for its _exit.
+            ExitGuard.exitGate.wait()
+            ExitGuard.stopAll()
+        }
+    }
+
+    /// Stops every live engine's actuator and puts its chip to sleep.
+    public static func stopAll() {
+        for engine in engines.withLock({ $0.compactMap(\.engine) }) { engine.shutdown() }
+    }
+
+    /// Every engine registers itself when it starts.
+    static func register(_ engine: HapticEngine) {
+        engines.withLock { list in
+            list.removeAll { $0.engine == nil }
+            list.append(WeakEngine(engine: engine))
+        }
+    }
+}
