@@ -160,8 +160,10 @@ final class DeviceSession {
                                                     consumer: "haptic IN/TRIG \(driver?.name ?? "")", initial: false)
                 }
             }
+            var chipOptions = engineOptions
+            chipOptions.driver.triggerPinMode = driver?.triggerMode ?? .edge
             let engine = try HapticEngine(bus: bus, address: address, configuration: chipConfiguration, enableLine: enableLine,
-                                          triggerLine: triggerLine, clock: clock, options: engineOptions, logger: logger, observer: trace)
+                                          triggerLine: triggerLine, clock: clock, options: chipOptions, logger: logger, observer: trace)
             if let expected = driver?.part, !simulate, engine.capabilities.part != expected {
                 FileHandle.standardError.write(Data("haptic: the board file expects a \(expected) for \(driver?.name ?? "the chip") but found a \(engine.capabilities.part)\n".utf8))
             }

@@ -10,7 +10,8 @@ private let validBoard = """
   "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.0, "resonantHz": 175 },
                  "erm": { "type": "erm", "ratedVolts": 3.0, "maximumVolts": 3.6, "library": "B" } },
   "defaultActuator": "lra",
-  "drivers": [ { "name": "a", "address": "0x5A", "part": "drv2605l", "enable": { "chip": "gpiochip0", "line": 17 } },
+  "drivers": [ { "name": "a", "address": "0x5A", "part": "drv2605l", "enable": { "chip": "gpiochip0", "line": 17 },
+                 "trigger": { "chip": "gpiochip0", "line": 27, "mode": "level" } },
                { "name": "b", "mux": { "address": "0x70", "channel": 3 } } ],
   "feedback": { "impact-heavy": [47], "success": [1, "wait 80", 1] } }
 """
@@ -30,6 +31,7 @@ private func boardError(_ text: String) -> BoardFileError? {
         #expect(file.drivers[0].bus == "/dev/i2c-3" && file.drivers[0].address == .drv2605 && file.drivers[0].part == .drv2605L)
         #expect(file.drivers[0].enable == BoardFile.Line(chip: "gpiochip0", offset: 17, lineName: nil))
         #expect(file.drivers[1].mux == BoardFile.MuxChannel(address: .tca9548a, channel: 3))
+        #expect(file.drivers[0].triggerMode == .level && file.drivers[1].triggerMode == .edge)
         let configuration = try file.configuration()
         #expect(configuration.ratedVoltage == 0x53 && configuration.overdriveClamp == 0x65 && configuration.library == .lra)
         let erm = try file.configuration(actuator: "erm")
@@ -52,6 +54,7 @@ private func boardError(_ text: String) -> BoardFileError? {
         (#""wait 80""#, #""wait 2000""#, "feedback.success[1]", "10-1270"),
         (#""ratedVrms": 2.0"#, #""ratedVrms": "2""#, "actuators.lra.ratedVrms", nil),
         (#""supplyVolts": 5"#, #""supplyVolts": 9"#, "supplyVolts", "2.0 to 5.2"),
+        (#""mode": "level""#, #""mode": "pulse""#, "drivers[0].trigger.mode", "edge, level"),
     ] as [(String, String, String, String?)])
     func errorsNameTheFieldAndTheAllowedValues(original: String, replacement: String, field: String, allowed: String?) throws {
         let error = try #require(boardError(validBoard.replacingOccurrences(of: original, with: replacement)))

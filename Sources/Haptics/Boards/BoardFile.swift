@@ -59,6 +59,8 @@ public struct BoardFile: Sendable, Equatable {
         public var part: Part?
         public var enable: Line?
         public var trigger: Line?
+        /// How IN/TRIG starts playback: `edge` (default) or `level`.
+        public var triggerMode: EngineDriver.TriggerPinMode = .edge
         public var mux: MuxChannel?
     }
 
@@ -365,9 +367,16 @@ struct FieldReader {
             guard (0...7).contains(channel) else { throw fail("\(field).mux.channel", "is \(channel)", "0-7") }
             mux = BoardFile.MuxChannel(address: muxAddress, channel: channel)
         }
+        var triggerMode = EngineDriver.TriggerPinMode.edge
+        if let text = try optionalString((object["trigger"] as? [String: Any])?["mode"], "\(field).trigger.mode") {
+            guard let mode = EngineDriver.TriggerPinMode(rawValue: text.lowercased()) else {
+                throw fail("\(field).trigger.mode", "is '\(text)'", "edge, level")
+            }
+            triggerMode = mode
+        }
         return BoardFile.Driver(name: name, bus: bus, address: address, part: part,
                                 enable: try line(object["enable"], "\(field).enable"),
-                                trigger: try line(object["trigger"], "\(field).trigger"), mux: mux)
+                                trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux)
     }
 
     func sequence(_ value: Any?, _ field: String) throws(BoardFileError) -> WaveformSequence {
