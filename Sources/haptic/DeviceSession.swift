@@ -70,7 +70,6 @@ final class DeviceSession {
         }
 
         var engineOptions = engineOptions
-        engineOptions.policy = (try? HapticsPolicy.load()) ?? HapticsPolicy()
         engineOptions.mapping = board?.mapping(for: configuration.actuator)
         let trace: ((BusTransaction) -> Void)? = options.trace ? { transaction in print("  bus \(transaction)") } : nil
         var logger = Logger(label: "haptic")

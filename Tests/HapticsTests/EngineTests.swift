@@ -1,3 +1,4 @@
+import Foundation
 import DRV2605
 import DRV2605Simulator
 import HardwareAccess
@@ -203,6 +204,26 @@ struct EngineRig {
         rig.chip.disconnected = false
         rig.engine.play(.impact(.heavy))
         #expect(rig.engine.statistics.played == 1)
+    }
+
+    @Test func theSystemPolicyFileCanOnlyMakeHapticsQuieter() throws {
+        var app = HapticsPolicy()
+        app.intensityScale = 0.8
+        app.maximumFeedbackPerSecond = 10
+        var system = HapticsPolicy()
+        system.intensityScale = 0.5
+        system.maximumFeedbackPerSecond = 40
+        let combined = app.combined(with: system)
+        #expect(combined.enabled && combined.intensityScale == 0.4 && combined.maximumFeedbackPerSecond == 10)
+        system.enabled = false
+        #expect(!app.combined(with: system).enabled)
+        // A malformed file is an error naming it.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).json").path
+        try "{ \"enabled\": \"maybe\" }".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: PolicyFileError.self) { try HapticsPolicy.load(from: path) }
+        try "{ \"enabled\": false }".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try HapticsPolicy.load(from: path).enabled == false)
+        #expect(try HapticsPolicy.load(from: path + ".missing") == HapticsPolicy())
     }
 
     @Test func noEngineMeansSilentDrops() {

@@ -26,7 +26,10 @@ public final class HapticEngine: Sendable {
         public var shutdownAfterIdle: Duration = .seconds(30)
         /// Extra time to wait for GO to clear beyond an effect's estimated length.
         public var completionMargin: Duration = .milliseconds(500)
+        /// The app's own policy. The system policy file (`HapticsPolicy.defaultPath`) is combined
+        /// with it at start-up when `readsSystemPolicy` is set: it can only make haptics quieter.
         public var policy = HapticsPolicy()
+        public var readsSystemPolicy = true
         /// `nil`: the standard table for the actuator.
         public var mapping: FeedbackMapping?
         public var driver = EngineDriver.Options()
@@ -80,6 +83,14 @@ public final class HapticEngine: Sendable {
                                     supportsRealTimePlayback: true, hasTriggerPin: triggerLine != nil,
                                     hasEnablePin: enableLine != nil)
         let mapping = options.mapping ?? FeedbackMapping.standard(for: configuration.actuator)
+        var options = options
+        if options.readsSystemPolicy {
+            do {
+                options.policy = options.policy.combined(with: try HapticsPolicy.load())
+            } catch {
+                logger.error("haptics: \(error); using the app's policy alone")
+            }
+        }
         core = LockedBox(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
         worker = clock.isVirtual ? nil : EngineWorker()
         worker?.start(self)

@@ -35,6 +35,17 @@ public struct HapticsPolicy: Sendable, Codable, Equatable {
         }
     }
 
+    /// This policy under a system policy: off if either is off, scales multiplied, the stricter
+    /// coalescing and rate limit. The system file can only make haptics quieter, as iOS's switch.
+    public func combined(with system: HapticsPolicy) -> HapticsPolicy {
+        var result = self
+        result.enabled = enabled && system.enabled
+        result.intensityScale = intensityScale * system.intensityScale
+        result.selectionMinimumIntervalSeconds = max(selectionMinimumIntervalSeconds, system.selectionMinimumIntervalSeconds)
+        result.maximumFeedbackPerSecond = min(maximumFeedbackPerSecond, system.maximumFeedbackPerSecond)
+        return result
+    }
+
     enum CodingKeys: String, CodingKey {
         case enabled, intensityScale, selectionMinimumIntervalSeconds, maximumFeedbackPerSecond
     }
