@@ -128,6 +128,22 @@ struct EngineRig {
         #expect(rig.engine.powerState == .ready)
     }
 
+    @Test func anEngineThatGoesAwayStopsItsActuator() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDRV2605(clock: clock)
+        var engine: HapticEngine? = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2, maximumVrms: 2.5, resonantHz: 175)), clock: clock)
+        try engine?.withDriver { driver in
+            try driver.beginRealTimePlayback()
+            try driver.setRealTime(amplitude: 0.7)
+        }
+        engine?.play(.vibration(.default))
+        clock.advance(by: .milliseconds(100))
+        #expect(chip.output.level(at: clock.now) != 0)
+        engine = nil
+        #expect(chip.output.level(at: clock.now) == 0)
+        #expect(chip.registers[0x01] & 0x40 != 0 && chip.registers[0x02] == 0)
+    }
+
     @Test func releasingTheLastGeneratorEndsThePreparedState() throws {
         let rig = try EngineRig()
         var generator: ImpactFeedbackGenerator? = ImpactFeedbackGenerator(style: .light, engine: rig.engine)

@@ -97,7 +97,11 @@ public final class HapticEngine: Sendable {
         ExitGuard.register(self)
     }
 
-    deinit { worker?.stop() }
+    /// An engine that goes away stops its actuator and puts the chip to sleep first.
+    deinit {
+        worker?.stop()
+        core.withLock { $0.stopAll(standby: true) }
+    }
 
     // MARK: - Feedback
 
