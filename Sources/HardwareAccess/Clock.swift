@@ -93,15 +93,23 @@ public final class SystemClock: HapticClock {
 /// straight to the deadline. Tests move it by hand; `--virtual-time` runs the simulator as fast
 /// as the CPU allows.
 public final class VirtualClock: HapticClock {
-    private let current: Mutex<Int64>
-    public init(start: ClockInstant = .zero) { current = Mutex(start.nanoseconds) }
+    /// Nanoseconds since the start; an atomic, since tests move time from several threads.
+    private let current: Atomic<Int64>
+    public init(start: ClockInstant = .zero) { current = Atomic(start.nanoseconds) }
     public var isVirtual: Bool { true }
-    public var now: ClockInstant { ClockInstant(nanoseconds: current.withLock { $0 }) }
+    public var now: ClockInstant { ClockInstant(nanoseconds: current.load(ordering: .acquiring)) }
+    /// Moves time to `deadline` unless it is already later (time never goes back).
     public func sleep(until deadline: ClockInstant) {
-        current.withLock { $0 = max($0, deadline.nanoseconds) }
+        var observed = current.load(ordering: .relaxed)
+        while observed < deadline.nanoseconds {
+            let (exchanged, original) = current.compareExchange(expected: observed, desired: deadline.nanoseconds,
+                                                                ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            observed = original
+        }
     }
     public func advance(by duration: Duration) {
-        current.withLock { $0 += max(0, duration.nanoseconds) }
+        current.wrappingAdd(max(0, duration.nanoseconds), ordering: .acquiringAndReleasing)
     }
     public func advance(to instant: ClockInstant) { sleep(until: instant) }
 }

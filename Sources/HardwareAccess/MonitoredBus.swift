@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One bus transaction as it happened, for `--trace` and for tests.
 public struct BusTransaction: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,4 @@
 import CLinuxHardware
-import Synchronization
 
 /// libgpiod 1.x (Debian 12, Raspberry Pi OS bookworm). Every libgpiod call lives in this file, so
 /// moving to libgpiod 2.x (trixie: gpiod_chip_request_lines with request and line configs) is a

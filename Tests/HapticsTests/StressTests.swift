@@ -1,9 +1,9 @@
+import Synchronization
 import DRV2605
 import DRV2605Simulator
 import Foundation
 import HardwareAccess
 import Haptics
-import Synchronization
 import Testing
 
 /// Wraps the simulated chip and checks the engine's discipline on every transaction: never two
@@ -11,7 +11,7 @@ import Testing
 final class ProtocolCheckingBus: I2CBus, @unchecked Sendable {
     let chip: SimulatedDRV2605
     private let inside = Atomic<Int>(0)
-    private let violationList = Mutex<[String]>([])
+    private let violationList = Locked<[String]>([])
     var violations: [String] { violationList.withLock { $0 } }
 
     init(_ chip: SimulatedDRV2605) { self.chip = chip }

@@ -1,6 +1,6 @@
+import HardwareAccess
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Stops every engine's actuator when the process ends: on SIGINT and SIGTERM (then exits with
 /// 130) and on a normal `exit()`.
@@ -12,8 +12,8 @@ import Synchronization
 /// the main thread before other threads exist makes every thread inherit the mask.
 public enum ExitGuard {
     private struct WeakEngine: @unchecked Sendable { weak var engine: HapticEngine? }
-    private static let engines = Mutex<[WeakEngine]>([])
-    private static let installed = Mutex(false)
+    private static let engines = Locked<[WeakEngine]>([])
+    private static let installed = Locked(false)
     /// Taken by whichever exit path runs first and never given back: a signal arriving while the
     /// main thread returns (or the reverse) cannot race two exits with different codes.
     private static let exitGate = DispatchSemaphore(value: 1)

@@ -2,7 +2,6 @@ import DRV2605
 import Foundation
 import HardwareAccess
 import Logging
-import Synchronization
 
 /// The driver the engine owns: any bus, counted.
 public typealias EngineDriver = DRV2605Driver<MonitoredBus<AnyI2CBus>>
@@ -86,7 +85,7 @@ public final class HapticEngine: Sendable {
         var options = options
         if options.readsSystemPolicy {
             do {
-                options.policy = options.policy.combined(with: try HapticsPolicy.load())
+                if let system = try HapticsPolicy.loadSystemPolicy() { options.policy = options.policy.combined(with: system) }
             } catch {
                 logger.error("haptics: \(error); using the app's policy alone")
             }
@@ -225,7 +224,7 @@ public final class HapticEngine: Sendable {
 /// The worker thread of an engine on a real clock: sleeps until the next timer or clip sample.
 final class EngineWorker: Sendable {
     private let condition = NSCondition()
-    private let state = Mutex<(running: Bool, signalled: Bool)>((false, false))
+    private let state = Locked<(running: Bool, signalled: Bool)>((false, false))
 
     func start(_ engine: HapticEngine) {
         state.withLock { $0.running = true }

@@ -20,6 +20,12 @@ public struct HapticsPolicy: Sendable, Codable, Equatable {
         ProcessInfo.processInfo.environment["HAPTICS_POLICY"] ?? "/etc/haptics/policy.json"
     }
 
+    /// The system policy, if its file exists (`nil` otherwise: nothing to combine with).
+    public static func loadSystemPolicy(from path: String = defaultPath) throws -> HapticsPolicy? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try load(from: path)
+    }
+
     /// Loads the policy file; a missing file gives the defaults. A malformed file is an error
     /// naming the file (it is never half applied).
     public static func load(from path: String = defaultPath) throws -> HapticsPolicy {

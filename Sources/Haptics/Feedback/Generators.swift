@@ -1,10 +1,10 @@
-import Synchronization
+import HardwareAccess
 
 /// The engine generators use when none is given, as UIKit's generators use the device's Taptic
 /// Engine. Set it once at start-up (`HapticEngine.shared = engine`); with none set, generators
 /// drop their requests with one log line, as iOS does on a device without haptics.
 extension HapticEngine {
-    private static let sharedEngine = Mutex<HapticEngine?>(nil)
+    private static let sharedEngine = Locked<HapticEngine?>(nil)
     public static var shared: HapticEngine? {
         get { sharedEngine.withLock { $0 } }
         set { sharedEngine.withLock { $0 = newValue } }

@@ -1,7 +1,6 @@
 import DRV2605
 import Foundation
 import HardwareAccess
-import Synchronization
 
 /// A sequence of feedback, effects, patterns and waits, as Piano's notes.
 ///
@@ -84,7 +83,7 @@ public final class SequencePlayer: Sendable {
         var outcome: Outcome?
         var completion: (@Sendable (Outcome) -> Void)?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let done = DispatchSemaphore(value: 0)
 
     public init(engine: HapticEngine, notes: [SequenceNote], renderer: PatternRenderer = PatternRenderer(),

@@ -1,7 +1,6 @@
 import DRV2605
 import Foundation
 import HardwareAccess
-import Synchronization
 
 /// Plays a rendered pattern on an engine, as Core Haptics' advanced pattern player: start now or
 /// at a time, stop, cancel, pause and resume, seek, loop (with a loop end), playback rate and a
@@ -65,7 +64,7 @@ public final class PatternPlayer: Sendable {
     public let engine: HapticEngine
     public let pattern: RenderedPattern
     public let options: Options
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let finishedSignal = DispatchSemaphore(value: 0)
 
     public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
