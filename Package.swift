@@ -51,7 +51,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "DRV2605", dependencies: ["HardwareAccess"], swiftSettings: strict),
-        .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
@@ -86,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsTests",
-            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess"],
+            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import DRV2605
 import HardwareAccess
+import HardwareAccessTesting
 
 /// A register-accurate DRV2605 family chip on a virtual (or real) clock, as an `I2CBus`.
 ///
@@ -134,14 +135,19 @@ public final class SimulatedDRV2605: I2CBus {
     }
 
     /// An EN line wired to this chip (starts low: the chip is off until the driver raises it).
-    public func makeEnableLine() -> SimulatedPinLine {
+    /// It records every level it is driven to.
+    public func makeEnableLine() -> RecordingGPIOLine {
         enablePin = false
-        return SimulatedPinLine(name: "simulated EN", clock: clock) { [unowned self] in self.setEnablePin($0) }
+        let line = RecordingGPIOLine(name: "simulated EN", clock: clock)
+        line.onChange = { [unowned self] in self.setEnablePin($0) }
+        return line
     }
 
     /// An IN/TRIG line wired to this chip.
-    public func makeTriggerLine() -> SimulatedPinLine {
-        SimulatedPinLine(name: "simulated IN/TRIG", clock: clock) { [unowned self] in self.setTriggerPin($0) }
+    public func makeTriggerLine() -> RecordingGPIOLine {
+        let line = RecordingGPIOLine(name: "simulated IN/TRIG", clock: clock)
+        line.onChange = { [unowned self] in self.setTriggerPin($0) }
+        return line
     }
 
     /// Brings the chip's state up to `clock.now` (done before every transaction).
@@ -401,33 +407,3 @@ public final class SimulatedDRV2605: I2CBus {
     }
 }
 
-/// A GPIO output wired to a simulated chip's pin; it records what it was driven to.
-public final class SimulatedPinLine: GPIOOutputLine {
-    public let name: String
-    public private(set) var history: [(time: ClockInstant, high: Bool)] = []
-    public private(set) var released = false
-    private let clock: any HapticClock
-    private let onChange: (Bool) -> Void
-    /// Makes the next `set` fail with this kind.
-    public var failNextSet: GPIOError.Kind?
-
-    init(name: String, clock: any HapticClock, onChange: @escaping (Bool) -> Void) {
-        self.name = name
-        self.clock = clock
-        self.onChange = onChange
-    }
-
-    public var level: Bool? { history.last?.high }
-
-    public func set(_ high: Bool) throws(GPIOError) {
-        if let kind = failNextSet {
-            failNextSet = nil
-            throw GPIOError(kind, line: name, detail: "injected by the simulator")
-        }
-        guard !released else { throw GPIOError(.notRequested, line: name) }
-        history.append((clock.now, high))
-        onChange(high)
-    }
-
-    public func release() { released = true }
-}

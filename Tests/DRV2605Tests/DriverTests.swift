@@ -10,8 +10,8 @@ struct Rig {
     let chip: SimulatedDRV2605
     let bus: MonitoredBus<SimulatedDRV2605>
     let driver: DRV2605Driver<MonitoredBus<SimulatedDRV2605>>
-    let enable: SimulatedPinLine?
-    let trigger: SimulatedPinLine?
+    let enable: RecordingGPIOLine?
+    let trigger: RecordingGPIOLine?
 
     init(actuator: SimulatedActuator = .typicalLRA, part: Part = .drv2605L, enable: Bool = false, trigger: Bool = false,
          configuration: DRV2605Configuration? = nil, options: DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options = .init()) {

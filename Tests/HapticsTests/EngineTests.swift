@@ -2,6 +2,7 @@ import Foundation
 import DRV2605
 import DRV2605Simulator
 import HardwareAccess
+import HardwareAccessTesting
 import Haptics
 import Testing
 
@@ -10,7 +11,7 @@ struct EngineRig {
     let clock = VirtualClock()
     let chip: SimulatedDRV2605
     let engine: HapticEngine
-    let enable: SimulatedPinLine?
+    let enable: RecordingGPIOLine?
 
     init(actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false, options: HapticEngine.Options = .init()) throws {
         chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))

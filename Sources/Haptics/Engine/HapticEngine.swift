@@ -63,7 +63,7 @@ public final class HapticEngine: Sendable {
 
     public let clock: any HapticClock
     public let capabilities: Capabilities
-    let core: LockedBox<EngineCore>
+    let core: Locked<EngineCore>
     private let worker: EngineWorker?
 
     /// Starts the chip on `bus` and makes an engine for it.
@@ -90,7 +90,7 @@ public final class HapticEngine: Sendable {
                 logger.error("haptics: \(error); using the app's policy alone")
             }
         }
-        core = LockedBox(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
+        core = Locked(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
         worker = clock.isVirtual ? nil : EngineWorker()
         worker?.start(self)
         ExitGuard.register(self)
