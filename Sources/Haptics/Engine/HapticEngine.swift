@@ -14,7 +14,7 @@ public typealias EngineDriver = DRV2605Driver<MonitoredBus<AnyI2CBus>>
 /// loading files and the driver escape hatch do throw. Thread-safe; calls are short (bus writes
 /// only) and never wait for a feedback to finish.
 public final class HapticEngine: Sendable {
-    /// Timings of the power state machine.
+    /// The power state machine's timings, the policy, the mapping and the driver's options.
     public struct Options: Sendable {
         /// How long `prepare()` keeps the chip ready (Apple: "on the order of seconds").
         public var preparedDuration: Duration = .seconds(2)
