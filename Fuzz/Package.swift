@@ -1,16 +1,21 @@
 // swift-tools-version: 6.0
 // libFuzzer targets for the file readers. Kept out of the main package because a fuzz target has
 // no main() of its own (libFuzzer provides it). Build and run with ../Scripts/fuzz.
+import Foundation
 import PackageDescription
+
+// A path dependency's identity is its directory's name, which depends on where the repository was
+// cloned; derive it from this manifest's own location.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
 let package = Package(
     name: "swift-haptics-fuzz",
     platforms: [.macOS(.v15)],
     dependencies: [.package(path: "..")],
     targets: [
-        .executableTarget(name: "FuzzPatternFile", dependencies: [.product(name: "Haptics", package: "main")],
+        .executableTarget(name: "FuzzPatternFile", dependencies: [.product(name: "Haptics", package: root)],
                           swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzBoardFile", dependencies: [.product(name: "Haptics", package: "main")],
+        .executableTarget(name: "FuzzBoardFile", dependencies: [.product(name: "Haptics", package: root)],
                           swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
     ]
 )
