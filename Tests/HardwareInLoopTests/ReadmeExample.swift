@@ -1,0 +1,39 @@
+import DRV2605
+import Haptics
+import LinuxHardware
+
+/// The README's "In an app" example, kept identical so that the build proves it compiles (it needs
+/// a board to run; the hardware-in-loop tests exercise the same calls).
+func readmeExample() throws {
+    ExitGuard.install()   // first thing: SIGINT, SIGTERM and exit() stop the actuator
+
+    let bus = try LinuxI2CBus("/dev/i2c-1")
+    let configuration = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
+    HapticEngine.shared = try HapticEngine(bus: bus, configuration: configuration)
+
+    let impact = ImpactFeedbackGenerator(style: .heavy)
+    impact.prepare()                 // wakes the chip and preloads the effect
+    impact.impactOccurred()          // one 3-byte I2C write
+    NotificationFeedbackGenerator().notificationOccurred(.success)
+    HapticEngine.shared?.play(sensory: .impact(weight: .light, intensity: 0.6))
+    HapticEngine.shared?.play(.success)
+}
+
+import Foundation
+import Testing
+
+@Suite struct ReadmeExampleTests {
+    /// Every line of the README's example stands in `readmeExample()`, so what compiles is what
+    /// the README shows.
+    @Test func theReadmeShowsTheCompiledExample() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: here, encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## In an app").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift").dropFirst().first?.components(separatedBy: "```").first)
+        let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(lines.count > 10)
+        for line in lines { #expect(source.contains(line), "README line not in ReadmeExample.swift: \(line)") }
+    }
+}
