@@ -40,7 +40,7 @@ export HAPTIC_HIL_ENABLE_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio0
 export HAPTIC_HIL_TRIGGER_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio1/value"
 
 step "hardware-in-loop suite"
-if /opt/haptics/tests --testing-library swift-testing --filter HardwareInLoop > /tmp/hil.log 2>&1; then
+if /opt/haptics/tests --testing-library swift-testing --filter "HardwareInLoopTests.HardwareInLoopTests" > /tmp/hil.log 2>&1; then
     grep -E "passed|skipped|failed" /tmp/hil.log | sed 's/\x1b\[[0-9;]*m//g' | tail -12
     grep -q "skipped" /tmp/hil.log && fail "hardware-in-loop tests were skipped in the VM"
 else
