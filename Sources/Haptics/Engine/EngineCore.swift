@@ -125,14 +125,14 @@ final class EngineCore {
         do {
             switch plan {
             case let .rom(sequence):
+                noteAwake(true) // from the wake, so the wake delay before GO counts as awake
                 try driver.play(sequence)
-                noteAwake(true)
                 let start = max(now, clock.now)
                 busyUntil = start.advanced(by: sequence.estimatedDuration)
                 completionDeadline = busyUntil?.advanced(by: options.completionMargin)
             case let .realTime(realTime):
-                try driver.beginRealTimePlayback()
                 noteAwake(true)
+                try driver.beginRealTimePlayback()
                 clip = (realTime, clock.now, 0)
                 _ = stepClip()
             }
