@@ -18,7 +18,11 @@ public final class LinuxI2CBus: I2CBus {
     public let force: Bool
     private let system: any LinuxSystemCalls
     private var fd: CInt
-    private var claimed: I2CAddress?
+    /// The address the file descriptor is set to (SMBus transfers go to it).
+    private var selected: I2CAddress?
+    /// Addresses checked with I2C_SLAVE: no kernel driver owns them. I2C_RDWR carries the address
+    /// in each message, so with it one check per address is enough.
+    private var verified: Set<I2CAddress> = []
 
     /// Opens a bus by path (`/dev/i2c-1`) or number (`1`).
     public init(_ pathOrNumber: String, force: Bool = false, system: any LinuxSystemCalls = LiveSystemCalls.shared) throws(I2CError) {
@@ -67,7 +71,8 @@ public final class LinuxI2CBus: I2CBus {
     public func close() {
         if fd >= 0 { _ = system.close(fd) }
         fd = -1
-        claimed = nil
+        selected = nil
+        verified.removeAll()
     }
 
     /// `/dev/i2c-N` for a bare number; the path itself otherwise.
@@ -119,13 +124,18 @@ public final class LinuxI2CBus: I2CBus {
 
     private func claim(_ address: I2CAddress, operation: String) throws(I2CError) {
         guard fd >= 0 else { throw I2CError(.noSuchBus, operation: operation, bus: path, detail: "the bus is closed") }
-        guard claimed != address else { return }
+        switch method {
+        case .i2cReadWrite where verified.contains(address): return
+        case .smbusBlock where selected == address: return
+        default: break
+        }
         let request = force ? LinuxI2CConstants.slaveForce : LinuxI2CConstants.slave
         let result = retrying { system.ioctl(fd, request: request, value: UInt(address.rawValue)) }
         guard result >= 0 else {
             throw failure("select \(address) (\(force ? "I2C_SLAVE_FORCE" : "I2C_SLAVE"))", address)
         }
-        claimed = address
+        selected = address
+        verified.insert(address)
     }
 
     /// One I2C_RDWR with a write message and, when `input` is given, a read message after a repeated start.

@@ -38,6 +38,27 @@ import Testing
         ])
     }
 
+    @Test func eachAddressIsCheckedOnceWithI2CRDWRButReselectedForSMBus() throws {
+        let system = MockSystemCalls()
+        let bus = try LinuxI2CBus("/dev/i2c-1", system: system)
+        for _ in 0..<3 {
+            try bus.write(to: .tca9548a, [0x01])
+            try bus.write(to: .drv2605, [0x0C, 0x01])
+        }
+        let selects = system.calls.filter { if case .ioctlValue = $0 { return true } else { return false } }
+        #expect(selects == [.ioctlValue(request: LinuxI2CConstants.slave, value: 0x70), .ioctlValue(request: LinuxI2CConstants.slave, value: 0x5A)])
+
+        let smbusSystem = MockSystemCalls()
+        smbusSystem.functionality = LinuxI2CConstants.functionalitySMBusBlock
+        let smbus = try LinuxI2CBus("/dev/i2c-1", system: smbusSystem)
+        for _ in 0..<2 {
+            try smbus.write(to: .tca9548a, [0x01])
+            try smbus.write(to: .drv2605, [0x0C, 0x01])
+        }
+        let smbusSelects = smbusSystem.calls.filter { if case .ioctlValue = $0 { return true } else { return false } }
+        #expect(smbusSelects.count == 4)
+    }
+
     @Test func forceUsesI2CSlaveForceOnlyWhenAsked() throws {
         let system = MockSystemCalls()
         let bus = try LinuxI2CBus("/dev/i2c-1", force: true, system: system)
