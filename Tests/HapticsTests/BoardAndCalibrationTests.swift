@@ -184,21 +184,29 @@ private func boardError(_ text: String) -> BoardFileError? {
     }
 }
 
-@Suite struct MultiplexerTests {
-    @Test func channelSwitchOnlyWhenTheChannelChanges() throws {
+/// Chips on the channels of a simulated TCA9548A, each with its engine, traffic logged at the switch.
+enum MuxRig {
+    static func make(chips count: Int) throws -> (VirtualClock, SimulatedTCA9548A, [SimulatedDRV2605], MonitoredBus<SimulatedTCA9548A>,
+                                                  TCA9548A<MonitoredBus<SimulatedTCA9548A>>, [HapticEngine]) {
         let clock = VirtualClock()
         let mux = SimulatedTCA9548A()
-        let chips = (0..<3).map { _ in SimulatedDRV2605(clock: clock) }
+        let chips = (0..<count).map { _ in SimulatedDRV2605(clock: clock) }
         for (channel, chip) in chips.enumerated() { mux.attach(chip, channel: channel) }
         let monitored = MonitoredBus(mux, clock: clock)
         monitored.keepsLog = true
         let tca = TCA9548A(parent: monitored)
         let configuration = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.0, resonantHz: 175))
         var engines: [HapticEngine] = []
-        for channel in 0..<3 {
-            let bus = try #require(tca.channel(channel))
-            engines.append(try HapticEngine(bus: bus, configuration: configuration, clock: clock))
+        for channel in 0..<count {
+            engines.append(try HapticEngine(bus: try #require(tca.channel(channel)), configuration: configuration, clock: clock))
         }
+        return (clock, mux, chips, monitored, tca, engines)
+    }
+}
+
+@Suite struct MultiplexerTests {
+    @Test func channelSwitchOnlyWhenTheChannelChanges() throws {
+        let (clock, mux, chips, monitored, _, engines) = try MuxRig.make(chips: 3)
         #expect(mux.maskWrites == [0x01, 0x02, 0x04])
         for chip in chips { #expect(chip.registers[0x16] == 0x53) }
 
@@ -230,16 +238,7 @@ private func boardError(_ text: String) -> BoardFileError? {
 
 @Suite struct GroupBroadcastTests {
     @Test func oneGOWriteStartsEveryChipAtOnce() throws {
-        let clock = VirtualClock()
-        let mux = SimulatedTCA9548A()
-        let chips = (0..<4).map { _ in SimulatedDRV2605(clock: clock) }
-        for (channel, chip) in chips.enumerated() { mux.attach(chip, channel: channel) }
-        let monitored = MonitoredBus(mux, clock: clock)
-        monitored.keepsLog = true
-        let tca = TCA9548A(parent: monitored)
-        let configuration = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.0, resonantHz: 175))
-        var engines: [HapticEngine] = []
-        for channel in 0..<4 { engines.append(try HapticEngine(bus: try #require(tca.channel(channel)), configuration: configuration, clock: clock)) }
+        let (clock, mux, chips, monitored, tca, engines) = try MuxRig.make(chips: 4)
         let group = HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, [0x0C, 0x01], mask: 0x0F) }
         monitored.clearLog()
         #expect(group.play(.impact(.heavy)) == .zero)
