@@ -83,20 +83,20 @@ public enum ActuatorEquations {
                                  sampleTimeField: UInt8 = 3, ermOpenLoopStep: Double = defaultERMOpenLoopStep) throws(DRV2605Error) -> ActuatorRegisters {
         func byte(_ value: Double, _ field: String) throws(DRV2605Error) -> UInt8 {
             guard value.isFinite, value >= 1, value <= 255 else {
-                throw DRV2605Error.invalidConfiguration("\(field) would be \(Int(value.isFinite ? value : -1)), outside 1...255: check the actuator voltages")
+                throw DRV2605Error.invalidConfiguration("\(field) would be \(value.isFinite ? String(format: "%.0f", value) : "not a number"), outside 1...255: check the actuator voltages")
             }
             return UInt8(value)
         }
         switch actuator {
         case let .lra(rated, maximum, hz):
-            guard rated > 0, maximum >= rated else {
+            guard rated.isFinite, maximum.isFinite, rated > 0, maximum >= rated else {
                 throw .invalidConfiguration("LRA voltages must be positive with maximum ≥ rated (rated \(rated) Vrms, maximum \(maximum) Vrms)")
             }
             guard maximum <= supplyVolts else {
                 throw .invalidConfiguration("LRA maximum \(maximum) Vrms is above the \(supplyVolts) V supply: the output can never exceed VDD")
             }
             let drive = lraDriveTimeField(hz: hz)
-            guard hz.isFinite, hz > 0, drive >= -0.5, drive < 31.5 else {
+            guard hz.isFinite, hz > 0, drive > -0.5, drive < 31.5 else {
                 throw .invalidConfiguration(String(format: "LRA resonance %.0f Hz cannot be expressed by DRIVE_TIME (0...31 covers about 139-1000 Hz)", hz))
             }
             let period = lraPeriodField(hz: hz)
@@ -110,10 +110,10 @@ public enum ActuatorEquations {
             return ActuatorRegisters(
                 ratedVoltage: try byte(roundRated(lraRatedVoltage(vrms: rated, hz: hz, sampleTimeField: sampleTimeField)), "RATED_VOLTAGE"),
                 overdriveClamp: try byte(roundClamp(lraOverdriveClamp(vrms: maximum, hz: hz)), "OD_CLAMP"),
-                driveTime: UInt8(drive.rounded()),
+                driveTime: UInt8(max(0, min(31, drive.rounded()))),
                 lraOpenLoopPeriod: UInt8(period.rounded()))
         case let .erm(rated, maximum):
-            guard rated > 0, maximum >= rated else {
+            guard rated.isFinite, maximum.isFinite, rated > 0, maximum >= rated else {
                 throw .invalidConfiguration("ERM voltages must be positive with maximum ≥ rated (rated \(rated) V, maximum \(maximum) V)")
             }
             guard maximum <= supplyVolts else {

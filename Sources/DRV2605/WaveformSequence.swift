@@ -54,7 +54,7 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
     public static func wait(_ duration: Duration) throws(DRV2605Error) -> Step {
         let units = (duration.secondsDouble * 100).rounded()
         guard units >= 1, units <= 127 else {
-            throw .invalidArgument("a wait is 10 ms to 1270 ms; got \(Int(duration.secondsDouble * 1000)) ms")
+            throw .invalidArgument("a wait is 10 ms to 1270 ms; got \(duration)")
         }
         return .wait(tenMilliseconds: UInt8(units))
     }

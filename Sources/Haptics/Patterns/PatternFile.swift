@@ -329,7 +329,7 @@ enum MetaHapticReader {
         _ = try reader.object(root, "(top level)")
         let version = try reader.object(root["version"], "version")
         let major = try reader.number(root["version"]?["major"], "version.major")
-        guard major == 1 else { throw reader.fail("version.major", root["version"]?["major"], "is \(Int(major)); only version 1 is supported") }
+        guard major == 1 else { throw reader.fail("version.major", root["version"]?["major"], "is \(major); only version 1 is supported") }
         _ = version
         let envelopes = root["signals"]?["continuous"]?["envelopes"]
         _ = try reader.object(envelopes, "signals.continuous.envelopes")

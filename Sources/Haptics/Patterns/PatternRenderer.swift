@@ -88,6 +88,26 @@ public struct PatternRenderer: Sendable {
         return bump * (1 - sharp) + kick * sharp
     }
 
+    /// The pattern without what cannot be rendered: non-finite or negative times and durations,
+    /// anything past `maximumSeconds`, continuous events longer than 30 s (shortened).
+    static func bounded(_ pattern: HapticPattern, warnings: inout [String]) -> HapticPattern {
+        func usable(_ value: Double) -> Bool { value.isFinite && value >= 0 && value <= maximumSeconds }
+        var dropped = 0
+        let events = pattern.events.compactMap { event -> HapticPattern.Event? in
+            guard usable(event.time), usable(event.duration), event.intensity.isFinite, event.sharpness.isFinite else { dropped += 1; return nil }
+            var copy = event
+            copy.duration = min(copy.duration, 30)
+            copy.intensity = min(1, max(0, copy.intensity))
+            copy.sharpness = min(1, max(0, copy.sharpness))
+            return copy
+        }
+        let parameters = pattern.parameters.filter { usable($0.time) && $0.value.isFinite }
+        let curves = pattern.curves.filter { curve in usable(curve.time) && curve.points.allSatisfy { usable($0.time) && $0.value.isFinite } }
+        dropped += (pattern.parameters.count - parameters.count) + (pattern.curves.count - curves.count)
+        if dropped > 0 { warnings.append("\(dropped) element(s) with times or values that cannot be played were left out") }
+        return dropped == 0 && events == pattern.events ? pattern : HapticPattern(events: events, parameters: parameters, curves: curves)
+    }
+
     /// The ROM click for a transient.
     public static func effect(intensity: Double, sharpness: Double) -> Effect {
         let family: [Effect] = sharpness >= 0.66 ? [.sharpClick100, .sharpClick60, .sharpClick30]
@@ -96,8 +116,13 @@ public struct PatternRenderer: Sendable {
         return intensity >= 0.8 ? family[0] : intensity >= 0.45 ? family[1] : family[2]
     }
 
-    public func render(_ pattern: HapticPattern) -> RenderedPattern {
+    /// Events and curves later than this are not rendered (the file readers already refuse them;
+    /// this guards patterns built in code).
+    public static let maximumSeconds = 600.0
+
+    public func render(_ input: HapticPattern) -> RenderedPattern {
         var warnings: [String] = []
+        let pattern = PatternRenderer.bounded(input, warnings: &warnings)
         let rate = self.rate.isFinite && self.rate >= 50 ? min(self.rate, 5000) : 200
         let haptic = pattern.events.filter(\.type.isHaptic)
         let audio = pattern.events.count - haptic.count
