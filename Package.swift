@@ -4,9 +4,28 @@
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HardwareAccess
 //   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareAccess
 //   LinuxHardware (/dev/i2c-N, libgpiod)  ->  HardwareAccess, CLinuxHardware
+import Foundation
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+/// libgpiod's API changed completely between 1.x (Debian 12, Raspberry Pi OS bookworm) and 2.x
+/// (Debian 13, Raspberry Pi OS trixie), under the same header name. The installed header decides
+/// which backend LinuxHardware compiles (`LIBGPIOD2` defined for 2.x); HAPTIC_LIBGPIOD=1 or 2 overrides.
+func installedLibgpiodMajor() -> Int {
+    if let forced = ProcessInfo.processInfo.environment["HAPTIC_LIBGPIOD"], let major = Int(forced) { return major }
+    var directories = ["/usr/include", "/usr/local/include"]
+    if let includes = ProcessInfo.processInfo.environment["CPATH"] {
+        directories.insert(contentsOf: includes.split(separator: ":").map(String.init), at: 0)
+    }
+    for directory in directories {
+        guard let header = try? String(contentsOfFile: directory + "/gpiod.h", encoding: .utf8) else { continue }
+        if header.contains("gpiod_chip_request_lines") { return 2 }
+        if header.contains("gpiod_line_request_output") { return 1 }
+    }
+    return 1 // No header found: the build fails at `#include <gpiod.h>` with the package named in the module map.
+}
+let libgpiodSettings: [SwiftSetting] = installedLibgpiodMajor() >= 2 ? [.define("LIBGPIOD2")] : []
 
 let package = Package(
     name: "swift-haptics",
@@ -48,7 +67,7 @@ let package = Package(
                 "HardwareAccess", "CLinuxHardware",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + libgpiodSettings
         ),
         .target(name: "DRV2605", dependencies: ["HardwareAccess"], swiftSettings: strict),
         .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),
@@ -78,7 +97,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HardwareAccessTests", dependencies: ["HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "HardwareAccess"], swiftSettings: strict),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "HardwareAccess"], swiftSettings: strict + libgpiodSettings),
         .testTarget(
             name: "DRV2605Tests",
             dependencies: ["DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],

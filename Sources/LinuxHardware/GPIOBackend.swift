@@ -11,10 +11,11 @@ public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The GPIO calls LinuxHardware makes, behind a seam: tests inject errno values and check what
-/// was requested; the live form is libgpiod (see `LibGPIOD1.swift`, the only version-specific file).
+/// was requested. The live form is libgpiod: `LibGPIOD1Backend` (1.x) or `LibGPIOD2Backend` (2.x),
+/// whichever the installed header calls for (`LibGPIODBackend` names it).
 public protocol GPIOBackend: AnyObject {
-    /// Opens `chip` (a label, name, path or number) and requests `line` as an output driven to
-    /// `initial`. Returns a handle ≥ 0, or -1 with the errno in `lastErrno`; `chipMissing` tells
+    /// Opens `chip` (a path, number, device name, `header` or label: see `GPIOChipResolver`) and
+    /// requests `line` as an output driven to `initial`. Returns a handle ≥ 0, or -1 with the errno in `lastErrno`; `chipMissing` tells
     /// whether the chip itself could not be found.
     func requestOutput(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool) -> (handle: Int, chipMissing: Bool)
     /// Sets a requested line; 0 or -1 with `lastErrno`.

@@ -13,7 +13,7 @@ public final class LinuxGPIOLine: GPIOOutputLine {
     /// Requests `line` on `chip` as an output, initially at `initial`.
     /// - Parameter consumer: shown by `gpioinfo`, so people can see who holds the line.
     public init(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool = false,
-                backend: any GPIOBackend = LibGPIOD1Backend()) throws(GPIOError) {
+                backend: any GPIOBackend = LibGPIODBackend()) throws(GPIOError) {
         name = "\(chip):\(line) (\(consumer))"
         self.backend = backend
         let result = backend.requestOutput(chip: chip, line: line, consumer: consumer, initial: initial)

@@ -1,8 +1,11 @@
+#if !LIBGPIOD2
 import CLinuxHardware
 
-/// libgpiod 1.x (Debian 12, Raspberry Pi OS bookworm). Every libgpiod call lives in this file, so
-/// moving to libgpiod 2.x (trixie: gpiod_chip_request_lines with request and line configs) is a
-/// change to this one type.
+/// The libgpiod backend of this build: 1.x, chosen by Package.swift from the installed `gpiod.h`.
+public typealias LibGPIODBackend = LibGPIOD1Backend
+
+/// libgpiod 1.x (Debian 12, Raspberry Pi OS bookworm): a chip, a line, `gpiod_line_request_output`.
+/// Its twin for libgpiod 2.x is `LibGPIOD2Backend`; Package.swift compiles exactly one of them.
 public final class LibGPIOD1Backend: GPIOBackend {
     private struct Request {
         var chip: OpaquePointer
@@ -11,11 +14,25 @@ public final class LibGPIOD1Backend: GPIOBackend {
     private var requests: [Int: Request] = [:]
     private var nextHandle = 0
     private var errnoValue: CInt = 0
+    private let resolver: GPIOChipResolver
 
-    public init() {}
+    /// libgpiod's own version string, e.g. "1.6.3".
+    public static var libraryVersion: String { String(cString: gpiod_version_string()) }
+
+    public init() {
+        resolver = GPIOChipResolver(devicePaths: GPIOChipResolver.gpioCharacterDevices) { path in
+            guard let chip = gpiod_chip_open(path) else { return nil }
+            defer { gpiod_chip_close(chip) }
+            return gpiod_chip_label(chip).map { String(cString: $0) }
+        }
+    }
 
     public func requestOutput(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool) -> (handle: Int, chipMissing: Bool) {
-        guard let chipPointer = gpiod_chip_open_lookup(chip) else {
+        guard let path = resolver.resolve(chip) else {
+            errnoValue = ENOENT
+            return (-1, true)
+        }
+        guard let chipPointer = gpiod_chip_open(path) else {
             errnoValue = clh_errno()
             return (-1, true)
         }
@@ -62,3 +79,4 @@ public final class LibGPIOD1Backend: GPIOBackend {
         for handle in Array(requests.keys) { release(handle) }
     }
 }
+#endif
