@@ -231,14 +231,18 @@ extension HapticBench {
             var lateness = player.timing.latenessNanoseconds.map { Double($0) / 1000 }
             lateness.sort()
             let key = String(Int(rate))
-            result[key] = [
+            // Typed one by one: as one literal mixing conditionals, Swift 6.2 on arm64 gave up
+            // type-checking it ("unable to type-check this expression in reasonable time").
+            let median: Double = lateness.isEmpty ? 0 : lateness[lateness.count / 2]
+            let p99: Double = lateness.isEmpty ? 0 : lateness[min(lateness.count - 1, lateness.count * 99 / 100)]
+            let maximum: Double = lateness.last ?? 0
+            let cpuPercent: Double = wall > 0 ? cpu / wall * 100 : 0
+            let figures: [String: Double] = [
                 "seconds": playerSeconds, "updates": Double(lateness.count),
-                "medianMicroseconds": lateness.isEmpty ? 0 : lateness[lateness.count / 2],
-                "p99Microseconds": lateness.isEmpty ? 0 : lateness[min(lateness.count - 1, lateness.count * 99 / 100)],
-                "maxMicroseconds": lateness.last ?? 0,
-                "missedUpdates": Double(player.timing.missedUpdates),
-                "cpuPercentOfOneCore": wall > 0 ? cpu / wall * 100 : 0,
+                "medianMicroseconds": median, "p99Microseconds": p99, "maxMicroseconds": maximum,
+                "missedUpdates": Double(player.timing.missedUpdates), "cpuPercentOfOneCore": cpuPercent,
             ]
+            result[key] = figures
         }
         return result
     }

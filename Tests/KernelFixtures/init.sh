@@ -13,10 +13,12 @@ failures=0
 step() { echo "HIL-STEP: $*"; }
 fail() { echo "HIL-FAIL: $*"; failures=$((failures + 1)); }
 
-insmod /modules/configfs.ko && mount -t configfs none /sys/kernel/config || fail "configfs"
-insmod /modules/i2c-dev.ko || fail "i2c-dev"
-insmod /modules/i2c-drv2605-sim.ko || fail "i2c-drv2605-sim"
-insmod /modules/gpio-sim-oot.ko || fail "gpio-sim"
+# The modules this kernel needs (configfs and i2c-dev are built in on some), in dependency order.
+echo "HIL-KERNEL: $(uname -r) $(uname -m)"
+while read -r module; do
+    insmod "/modules/$module" || fail "insmod $module"
+done < /modules/order
+mount -t configfs none /sys/kernel/config || fail "configfs"
 
 BUS=""
 for adapter in /sys/bus/i2c/devices/i2c-*; do
