@@ -14,6 +14,10 @@ struct CLIError: Error, CustomStringConvertible {
     static let dataError: Int32 = 65
     static let unavailable: Int32 = 69
     static let permission: Int32 = 77
+    /// EX_TEMPFAIL: a feedback was not played because of the rate limit or selection coalescing.
+    static let temporaryFailure: Int32 = 75
+    /// EX_CONFIG: a feedback was not played because the policy turns haptics off.
+    static let configuration: Int32 = 78
 
     var description: String { message }
 
@@ -39,6 +43,23 @@ struct CLIError: Error, CustomStringConvertible {
         case .invalidArgument, .invalidConfiguration: self.init(error.description, exitCode: CLIError.dataError)
         default: self.init(error.description, exitCode: CLIError.runtime)
         }
+    }
+
+    /// A feedback the engine dropped: what the user asked for did not happen, so the exit is not 0.
+    init(notPlayed label: String, _ reason: DropReason) {
+        let code: Int32
+        switch reason {
+        case .turnedOff: code = CLIError.configuration
+        case .coalesced, .rateLimited: code = CLIError.temporaryFailure
+        case .unmapped: code = CLIError.dataError
+        case .fault: code = CLIError.runtime
+        }
+        self.init("\(label) was not played: \(reason)", exitCode: code)
+    }
+
+    /// Throws when `outcome` says the request was dropped.
+    static func requirePlayed(_ outcome: FeedbackOutcome, _ label: String) throws(CLIError) {
+        if case let .dropped(reason) = outcome { throw CLIError(notPlayed: label, reason) }
     }
 
     init(_ error: GPIOError) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Haptics
+import Logging
 
 /// `haptic`: drive a DRV2605 haptic driver from the command line, on the board or on the simulated chip.
 @main
@@ -9,7 +10,8 @@ struct HapticCommand: ParsableCommand {
         abstract: "Haptic feedback on a TI DRV2605/DRV2605L over Linux I2C (or on a simulated chip).",
         discussion: """
         Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
-        Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission.
+        Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission,
+        75 feedback not played (rate limit, coalesced), 78 feedback not played (haptics off in the policy).
         """,
         subcommands: [Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
                       Calibrate.self, Diagnose.self, Status.self, Boards.self,
@@ -20,6 +22,8 @@ struct HapticCommand: ParsableCommand {
     /// Signals are set up before anything starts a thread (see `ExitGuard`).
     static func main() {
         ExitGuard.install()
+        // Log lines go to stderr: stdout carries results, and `--json` must stay parseable.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         main(nil)
     }
 }

@@ -38,7 +38,7 @@ struct EffectCommand: ParsableCommand {
             if !global.json { print("effect \(found.rawValue): \(found.name) (about \(found.estimatedDuration))") }
             let before = session.engine.statistics.bus
             let start = session.clock.now
-            session.engine.play(plan: .rom(WaveformSequence(found)), label: "effect \(found.rawValue)")
+            let outcome = session.engine.play(plan: .rom(WaveformSequence(found)), label: "effect \(found.rawValue)")
             let trigger = session.engine.statistics.lastTrigger
             session.finish()
             let state = try session.finalState()
@@ -46,11 +46,13 @@ struct EffectCommand: ParsableCommand {
                 session.printJSON(["effect": Int(found.rawValue), "name": found.name,
                                    "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
                                    "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
-                                   "final": state, "awakeSeconds": session.engine.statistics.awakeSeconds])
+                                   "final": state, "awakeSeconds": session.engine.statistics.awakeSeconds,
+                                   "outcome": outcome.description])
             } else {
                 let used = session.engine.statistics.bus - before
                 print("done: \(used.transactions) bus transactions, \(used.wireBytes) bytes; chip idle (standby \(state["standby"] as? Bool == true ? "on" : "off"), GO \(state["go"] as? Bool == true ? 1 : 0))")
             }
+            try CLIError.requirePlayed(outcome, "effect \(found.rawValue)")
         }
     }
 }
@@ -125,10 +127,16 @@ struct Play: ParsableCommand {
             let start = session.clock.now
             if !global.json { print("\(value.kind.name): \(value.kind.meaning)") }
             var skew: Duration?
+            var outcome = FeedbackOutcome.played
             if all {
+                let droppedBefore = session.engines.map(\.engine.statistics.dropped)
                 skew = session.group.play(value)
+                let droppedOn = zip(session.engines, droppedBefore).filter { $0.0.engine.statistics.dropped > $0.1 }.count
+                if droppedOn > 0 {
+                    outcome = .dropped(.fault("dropped on \(droppedOn) of \(session.engines.count) chips (see the log above)"))
+                }
             } else {
-                session.engine.play(value)
+                outcome = session.engine.play(value)
             }
             let trigger = session.engine.statistics.lastTrigger
             session.finish()
@@ -137,7 +145,7 @@ struct Play: ParsableCommand {
                 session.printJSON(["feedback": value.kind.name, "intensity": value.intensity,
                                    "plan": session.engine.mapping.plan(for: value)?.description ?? "",
                                    "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
-                                   "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped,
+                                   "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped, "outcome": outcome.description,
                                    "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
                                    "groupSkewSeconds": skew.map { $0.secondsDouble as Any } ?? NSNull(),
                                    "final": try session.finalState()])
@@ -147,6 +155,7 @@ struct Play: ParsableCommand {
                 }
                 print("trigger: \(trigger.transactions) transaction(s), \(trigger.wireBytes) bytes; chip awake \(String(format: "%.1f", stats.awakeSeconds * 1000)) ms")
             }
+            try CLIError.requirePlayed(outcome, value.kind.name)
         }
     }
 }
@@ -161,26 +170,37 @@ struct Demo: ParsableCommand {
             let session = try DeviceSession(global)
             session.announce()
             var results: [[String: Any]] = []
+            var notPlayed: [(name: String, reason: DropReason)] = []
             for kind in FeedbackKind.all {
                 let feedback = Feedback(kind: kind)
                 session.engine.prepare(feedback)
                 session.clock.sleep(for: .milliseconds(20))
                 let before = session.engine.statistics.bus
                 if !global.json { print(String(format: "%-17@ %@", kind.name, kind.meaning)) }
-                session.engine.play(feedback)
+                let outcome = session.engine.play(feedback)
+                if case let .dropped(reason) = outcome { notPlayed.append((kind.name, reason)) }
                 let trigger = session.engine.statistics.lastTrigger
                 session.engine.waitUntilIdle()
                 results.append(["feedback": kind.name, "triggerTransactions": trigger.transactions,
-                                "transactions": (session.engine.statistics.bus - before).transactions])
+                                "transactions": (session.engine.statistics.bus - before).transactions,
+                                "outcome": outcome.description])
                 session.clock.sleep(for: .secondsClamped(pause))
                 session.engine.runDueWork()
             }
             session.finish()
             let stats = session.engine.statistics
+            // What the chip says now, not what the tour assumes.
+            let final = try session.finalState()
             if global.json {
-                session.printJSON(["feedbacks": results, "awakeSeconds": stats.awakeSeconds, "final": try session.finalState()])
+                session.printJSON(["feedbacks": results, "awakeSeconds": stats.awakeSeconds, "final": final])
             } else {
-                print("tour done: \(results.count) feedbacks, \(stats.bus.transactions) bus transactions, chip awake \(String(format: "%.2f", stats.awakeSeconds)) s; actuator stopped, chip in standby")
+                let stopped = final["go"] as? Bool == false ? "actuator stopped (GO 0)" : "GO still set"
+                let standby = final["standby"] as? Bool == true ? "chip in standby" : "chip NOT in standby"
+                print("tour done: \(results.count - notPlayed.count) of \(results.count) feedbacks played, \(stats.bus.transactions) bus transactions, chip awake \(String(format: "%.2f", stats.awakeSeconds)) s; read back: \(stopped), \(standby)")
+            }
+            if let first = notPlayed.first {
+                let code = CLIError(notPlayed: first.name, first.reason).exitCode
+                throw CLIError("\(notPlayed.count) of \(results.count) feedbacks were not played (the first, \(first.name): \(first.reason))", exitCode: code)
             }
         }
     }

@@ -94,30 +94,31 @@ final class EngineCore {
 
     // MARK: - Requests
 
-    /// Returns true when a real-time clip must be played inline (virtual clock).
-    func play(_ feedback: Feedback) -> Bool {
+    /// What a request came to, and whether a real-time clip must be played inline (virtual clock).
+    struct Request {
+        var outcome: FeedbackOutcome
+        var playInline = false
+    }
+
+    func play(_ feedback: Feedback) -> Request {
         guard let plan = mapping.plan(for: feedback, scale: options.policy.intensityScale) else {
-            drop(feedback.description, "no plan for it in the mapping")
-            return false
+            return drop(feedback.description, .unmapped)
         }
         return play(plan: plan, label: feedback.description, selection: feedback.kind == .selection)
     }
 
-    func play(plan: FeedbackPlan, label: String, selection: Bool) -> Bool {
+    func play(plan: FeedbackPlan, label: String, selection: Bool) -> Request {
         let now = clock.now
         guard options.policy.enabled else {
-            drop(label, "haptics are turned off in the policy (\(HapticsPolicy.defaultPath))")
-            return false
+            return drop(label, .turnedOff(policyFile: HapticsPolicy.defaultPath))
         }
         if selection, let last = lastSelection,
            now.duration(since: last).secondsDouble < options.policy.selectionMinimumIntervalSeconds {
-            drop(label, "coalesced with the selection feedback just before it")
-            return false
+            return drop(label, .coalesced)
         }
         recentTriggers.removeAll { now.duration(since: $0) >= .seconds(1) }
         guard recentTriggers.count < options.policy.maximumFeedbackPerSecond else {
-            drop(label, "rate limit of \(options.policy.maximumFeedbackPerSecond) feedbacks a second reached")
-            return false
+            return drop(label, .rateLimited(perSecond: options.policy.maximumFeedbackPerSecond))
         }
         // A new feedback preempts the one playing instead of queueing behind it.
         if isBusy { stopAll(standby: false) }
@@ -139,7 +140,7 @@ final class EngineCore {
         } catch {
             counts.lastTrigger = bus.counters - before
             fail(label, error)
-            return false
+            return Request(outcome: .dropped(.fault(String(describing: error))))
         }
         counts.lastTrigger = bus.counters - before
         counts.played += 1
@@ -150,8 +151,8 @@ final class EngineCore {
         preparedUntil = nil
         prepareWindowStart = nil
         prepareSuppressed = false
-        if case .realTime = plan { return clock.isVirtual }
-        return false
+        if case .realTime = plan { return Request(outcome: .played, playInline: clock.isVirtual) }
+        return Request(outcome: .played)
     }
 
     /// Whether a GO sent to every chip at once (a group broadcast) would play `feedback` here:
@@ -341,9 +342,10 @@ final class EngineCore {
         }
     }
 
-    private func drop(_ label: String, _ reason: String) {
+    private func drop(_ label: String, _ reason: DropReason) -> Request {
         counts.dropped += 1
         logger.info("haptics: dropped \(label): \(reason)")
+        return Request(outcome: .dropped(reason))
     }
 
     private func fail(_ label: String, _ error: DRV2605Error) {

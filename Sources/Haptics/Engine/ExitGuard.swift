@@ -37,8 +37,16 @@ public enum ExitGuard {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 exitGate.wait()
-                stopAll()
-                if let message { FileHandle.standardError.write(Data("\(CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "haptics"): \(message)\n".utf8)) }
+                let failed = stopAll()
+                // What was printed so far (a bus trace, say, whose last lines are the stop writes)
+                // must not be lost to _exit.
+                fflush(nil) // every output stream; nil avoids touching the global `stdout`
+                let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "haptics"
+                if failed > 0 {
+                    FileHandle.standardError.write(Data("\(name): interrupted; could not stop \(failed) chip(s): see the error above\n".utf8))
+                    _exit(1)
+                }
+                if let message { FileHandle.standardError.write(Data("\(name): \(message)\n".utf8)) }
                 _exit(exitCode)
             }
             source.resume()
@@ -51,9 +59,10 @@ public enum ExitGuard {
         }
     }
 
-    /// Stops every live engine's actuator and puts its chip to sleep.
-    public static func stopAll() {
-        for engine in engines.withLock({ $0.compactMap(\.engine) }) { engine.shutdown() }
+    /// Stops every live engine's actuator and puts its chip to sleep; returns how many could not be.
+    @discardableResult
+    public static func stopAll() -> Int {
+        engines.withLock({ $0.compactMap(\.engine) }).filter { !$0.shutdown() }.count
     }
 
     /// Every engine registers itself when it starts.

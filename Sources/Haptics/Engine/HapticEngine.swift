@@ -104,21 +104,27 @@ public final class HapticEngine: Sendable {
 
     // MARK: - Feedback
 
-    /// Plays a feedback now. Never throws; drops it with a log line if it cannot be played.
-    public func play(_ feedback: Feedback) {
-        let inline = withCore { $0.play(feedback) }
-        finish(inline)
+    /// Plays a feedback now. Never throws; drops it with a log line if it cannot be played, and
+    /// says so in the result for callers that care (a command-line tool, a service's client).
+    @discardableResult
+    public func play(_ feedback: Feedback) -> FeedbackOutcome {
+        let request = withCore { $0.play(feedback) }
+        finish(request.playInline)
+        return request.outcome
     }
 
     /// Plays a SwiftUI-style feedback value: `engine.play(sensory: .impact(weight: .heavy))`.
     /// (Labelled, because `.selection`, `.success` and friends name both a `Feedback` and a
     /// `SensoryFeedback`, and an unlabelled call would be ambiguous.)
-    public func play(sensory feedback: SensoryFeedback) { play(feedback.feedback) }
+    @discardableResult
+    public func play(sensory feedback: SensoryFeedback) -> FeedbackOutcome { play(feedback.feedback) }
 
     /// Plays a plan directly (patterns, sequences, board-file overrides).
-    public func play(plan: FeedbackPlan, label: String) {
-        let inline = withCore { $0.play(plan: plan, label: label, selection: false) }
-        finish(inline)
+    @discardableResult
+    public func play(plan: FeedbackPlan, label: String) -> FeedbackOutcome {
+        let request = withCore { $0.play(plan: plan, label: label, selection: false) }
+        finish(request.playInline)
+        return request.outcome
     }
 
     /// Wakes the chip and preloads what `feedback` plays, so the trigger that follows is one GO
@@ -140,12 +146,20 @@ public final class HapticEngine: Sendable {
     }
 
     /// Stops the actuator and lowers EN (or standby): for exit paths and signal handlers.
-    public func shutdown() {
+    /// Returns false when the final standby or EN write failed: the chip may still be driving.
+    @discardableResult
+    public func shutdown() -> Bool {
         worker?.stop()
-        withCore { core in
+        return withCore { core in
             core.stopAll(standby: true)
-            try? core.driver.shutdown()
-            core.noteAwake(false)
+            defer { core.noteAwake(false) }
+            do {
+                try core.driver.shutdown()
+                return true
+            } catch {
+                core.logger.error("haptics: could not shut the chip down: \(error)")
+                return false
+            }
         }
     }
 
