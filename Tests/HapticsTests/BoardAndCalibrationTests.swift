@@ -149,7 +149,7 @@ private func boardError(_ text: String) -> BoardFileError? {
         let chip = SimulatedDRV2605(clock: clock)
         var restored = configuration
         restored.calibration = values
-        _ = try HapticEngine(bus: chip, configuration: restored, clock: clock)
+        _ = try HapticEngine(bus: chip, configuration: restored, clock: clock, options: .isolated)
         #expect(chip.registers[0x18] == 10 && chip.registers[0x19] == 117)
         #expect(chip.registers[0x1A] & 0x03 == 2)
         #expect(chip.registers[0x20] == 58)
@@ -158,7 +158,7 @@ private func boardError(_ text: String) -> BoardFileError? {
     @Test func aBusErrorDuringCalibrationSavesNothing() throws {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock)
-        let engine = try HapticEngine(bus: chip, configuration: configuration, clock: clock)
+        let engine = try HapticEngine(bus: chip, configuration: configuration, clock: clock, options: .isolated)
         chip.injectFault(.fail(.busError), atTransaction: chip.transactionCount + 3)
         let store = temporaryStore()
         #expect(throws: DRV2605Error.self) {
@@ -172,7 +172,7 @@ private func boardError(_ text: String) -> BoardFileError? {
     @Test func calibrationTimeoutIsAnError() throws {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock)
-        let engine = try HapticEngine(bus: chip, configuration: configuration, clock: clock)
+        let engine = try HapticEngine(bus: chip, configuration: configuration, clock: clock, options: .isolated)
         chip.goStuck = true
         #expect {
             _ = try engine.withDriver { try $0.calibrate() }
@@ -198,7 +198,7 @@ enum MuxRig {
         let configuration = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.0, resonantHz: 175))
         var engines: [HapticEngine] = []
         for channel in 0..<count {
-            engines.append(try HapticEngine(bus: try #require(tca.channel(channel)), configuration: configuration, clock: clock))
+            engines.append(try HapticEngine(bus: try #require(tca.channel(channel)), configuration: configuration, clock: clock, options: .isolated))
         }
         return (clock, mux, chips, monitored, tca, engines)
     }

@@ -14,6 +14,8 @@ struct EngineRig {
     let enable: RecordingGPIOLine?
 
     init(actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false, options: HapticEngine.Options = .init()) throws {
+        var options = options
+        options.readsSystemPolicy = false // never the machine's /etc/haptics/policy.json
         chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))
         self.enable = enable ? chip.makeEnableLine() : nil
         let triggerLine = trigger ? chip.makeTriggerLine() : nil
@@ -132,7 +134,7 @@ struct EngineRig {
     @Test func anEngineThatGoesAwayStopsItsActuator() throws {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock)
-        var engine: HapticEngine? = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2, maximumVrms: 2.5, resonantHz: 175)), clock: clock)
+        var engine: HapticEngine? = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2, maximumVrms: 2.5, resonantHz: 175)), clock: clock, options: .isolated)
         try engine?.withDriver { driver in
             try driver.beginRealTimePlayback()
             try driver.setRealTime(amplitude: 0.7)
@@ -323,5 +325,53 @@ struct EngineRig {
         #expect(SensoryFeedback.impact(flexibility: .solid).feedback == .impact(.medium, intensity: 1))
         #expect(Feedback(name: "impact-heavy", intensity: 2)?.intensity == 1)
         #expect(Feedback(name: "taptic-try-again") == .taptic(.tryAgain))
+    }
+}
+
+/// Whoever asks can see what became of a request: played, or dropped and why, with nothing left
+/// running on the chip.
+@Suite struct FeedbackOutcomeTests {
+    @Test func aPlayedFeedbackSaysPlayedAndDrivesTheActuator() throws {
+        let rig = try EngineRig()
+        #expect(rig.engine.play(.impact(.heavy)) == .played)
+        #expect(rig.chip.output.peak(from: rig.clock.now, to: rig.clock.now.advanced(by: .milliseconds(60))) > 0)
+    }
+
+    @Test func hapticsTurnedOffIsADropWithNoBusTraffic() throws {
+        var options = HapticEngine.Options.isolated
+        options.policy.enabled = false
+        let rig = try EngineRig(options: options)
+        let before = rig.chip.transactionCount
+        guard case .dropped(.turnedOff) = rig.engine.play(.notification(.success)) else {
+            Issue.record("expected a drop because haptics are off")
+            return
+        }
+        #expect(rig.chip.transactionCount == before)
+        #expect(rig.engine.statistics.dropped == 1)
+    }
+
+    @Test func theRateLimitAndSelectionCoalescingAreDrops() throws {
+        var options = HapticEngine.Options.isolated
+        options.policy.maximumFeedbackPerSecond = 2
+        let rig = try EngineRig(options: options)
+        #expect(rig.engine.play(.selection) == .played)
+        #expect(rig.engine.play(.selection) == .dropped(.coalesced))
+        rig.advance(.milliseconds(100))
+        #expect(rig.engine.play(.impact(.light)) == .played)
+        #expect(rig.engine.play(.impact(.light)) == .dropped(.rateLimited(perSecond: 2)))
+        rig.advance(.seconds(1))
+        #expect(rig.engine.play(.impact(.light)) == .played)
+    }
+
+    @Test func aBusFaultIsADropAndTheActuatorIsStopped() throws {
+        let rig = try EngineRig()
+        rig.chip.injectFaultOnNextTransaction(.fail(.busError))
+        guard case .dropped(.fault) = rig.engine.play(.notification(.error)) else {
+            Issue.record("expected a drop because of the bus fault")
+            return
+        }
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+        #expect(rig.chip.registers[0x0C] & 1 == 0)
+        #expect(rig.engine.play(.impact(.medium)) == .played)
     }
 }

@@ -10,7 +10,7 @@ import Testing
     func rig() throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock)
-        let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)), clock: clock)
+        let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)), clock: clock, options: .isolated)
         return (engine, chip, clock)
     }
 

@@ -22,7 +22,7 @@ let corpusFiles = ((try? FileManager.default.contentsOfDirectory(atPath: corpusD
 func patternRig() throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
     let clock = VirtualClock()
     let chip = SimulatedDRV2605(clock: clock)
-    let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)), clock: clock)
+    let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)), clock: clock, options: .isolated)
     clock.advance(by: .milliseconds(10))
     return (engine, chip, clock)
 }

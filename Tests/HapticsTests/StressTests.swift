@@ -51,7 +51,7 @@ final class ProtocolCheckingBus: I2CBus, @unchecked Sendable {
         let chip = SimulatedDRV2605(clock: clock)
         chip.keepsTrace = false
         let bus = ProtocolCheckingBus(chip)
-        var options = HapticEngine.Options()
+        var options = HapticEngine.Options.isolated
         options.policy.maximumFeedbackPerSecond = 1_000
         let engine = try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
                                       clock: clock, options: options)

@@ -59,7 +59,7 @@ struct HardwareInLoopTests {
     @Test(.timeLimit(.minutes(1)))
     func everyFeedbackKindPlaysAndTheChipEndsStopped() throws {
         let bus = try LinuxI2CBus(hilBus ?? "")
-        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration())
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), options: .isolated)
         for kind in FeedbackKind.all {
             engine.prepare(Feedback(kind: kind))
             SystemClock.shared.sleep(for: .milliseconds(20))
@@ -94,7 +94,7 @@ struct HardwareInLoopTests {
     @Test(.timeLimit(.minutes(1)))
     func aPatternPlaysOnTimeAndEndsStopped() throws {
         let bus = try LinuxI2CBus(hilBus ?? "")
-        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration())
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), options: .isolated)
         let pattern = HapticPattern(events: [
             .init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.8),
             .init(type: .hapticContinuous, time: 0.05, duration: 0.3, intensity: 0.6, attackTime: 0.3),
@@ -118,7 +118,7 @@ struct HardwareInLoopTests {
     func standbyAndENShutdownAndWake() throws {
         let bus = try LinuxI2CBus(hilBus ?? "")
         let enable = try hilLine("HAPTIC_HIL_ENABLE", consumer: "haptic HIL EN")
-        var options = HapticEngine.Options()
+        var options = HapticEngine.Options.isolated
         options.shutdownAfterIdle = .milliseconds(300)
         let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), enableLine: enable, options: options)
         if enable != nil, let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1) }
@@ -144,7 +144,7 @@ struct HardwareInLoopTests {
     func preparedTriggerThroughINTRIG() throws {
         let bus = try LinuxI2CBus(hilBus ?? "")
         let trigger = try hilLine("HAPTIC_HIL_TRIGGER", consumer: "haptic HIL IN/TRIG")
-        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), triggerLine: trigger)
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), triggerLine: trigger, options: .isolated)
         engine.prepare(.selection)
         SystemClock.shared.sleep(for: .milliseconds(10))
         let before = engine.statistics.bus.transactions

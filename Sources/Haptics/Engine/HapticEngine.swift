@@ -33,6 +33,14 @@ public final class HapticEngine: Sendable {
         public var mapping: FeedbackMapping?
         public var driver = EngineDriver.Options()
         public init() {}
+
+        /// The defaults without the system policy file: for tests (of this package or an app's
+        /// own), which must not change behaviour with the machine they run on.
+        public static var isolated: Options {
+            var options = Options()
+            options.readsSystemPolicy = false
+            return options
+        }
     }
 
     /// What an app may ask about, as Core Haptics' `capabilitiesForHardware()`.
