@@ -22,10 +22,18 @@ func hilLine(_ variable: String, consumer: String) throws -> LinuxGPIOLine? {
     return try LinuxGPIOLine(chip: parts[0], line: selector, consumer: consumer)
 }
 
-func readBack(_ variable: String) -> Int? {
-    guard let path = environment[variable], let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-    return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+/// What a line was driven to, read back through `variable`'s file. Nil only when the variable is
+/// unset (no readback on this rig); a named file that cannot be read or parsed is an error, so a
+/// wrong path cannot quietly skip the check.
+func readBack(_ variable: String) throws -> Int? {
+    guard let path = environment[variable] else { return nil }
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let level: Int = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(variable)=\(path) holds '\(text)'")
+    return level
 }
+
+/// The part the rig has (HAPTIC_HIL_PART, e.g. drv2605l), when the person running the suite says.
+let hilPart = environment["HAPTIC_HIL_PART"].flatMap { Part(name: $0) }
 
 func hilConfiguration() throws -> DRV2605Configuration {
     hilActuator == .lra
@@ -40,7 +48,10 @@ struct HardwareInLoopTests {
         let bus = try LinuxI2CBus(hilBus ?? "")
         let driver = DRV2605Driver(bus: bus, configuration: try hilConfiguration(), clock: SystemClock.shared)
         let part = try driver.identify()
-        #expect(Part.allCases.contains(part))
+        // STATUS read here, not through the driver: bits 7-5 are the device ID (datasheet table 7).
+        let status = try bus.readRegister(0x00, at: .drv2605)
+        #expect(part.rawValue == status >> 5)
+        if let hilPart { #expect(part == hilPart) }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -115,25 +126,31 @@ struct HardwareInLoopTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func standbyAndENShutdownAndWake() throws {
+    func standbyAfterPlaying() throws {
         let bus = try LinuxI2CBus(hilBus ?? "")
-        let enable = try hilLine("HAPTIC_HIL_ENABLE", consumer: "haptic HIL EN")
-        var options = HapticEngine.Options.isolated
-        options.shutdownAfterIdle = .milliseconds(300)
-        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), enableLine: enable, options: options)
-        if enable != nil, let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1) }
-        engine.play(.impact(.heavy))
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), options: .isolated)
+        #expect(engine.play(.impact(.heavy)) == .played)
         engine.waitUntilIdle(timeout: .seconds(2))
         #expect(engine.powerState == .standby)
         #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x40 != 0)
-        guard enable != nil else { return }
+    }
+
+    @Test(.timeLimit(.minutes(1)), .enabled(if: environment["HAPTIC_HIL_ENABLE"] != nil, "set HAPTIC_HIL_ENABLE=chip:line when EN is wired"))
+    func enShutdownAndWake() throws {
+        let bus = try LinuxI2CBus(hilBus ?? "")
+        let enable = try #require(try hilLine("HAPTIC_HIL_ENABLE", consumer: "haptic HIL EN"))
+        var options = HapticEngine.Options.isolated
+        options.shutdownAfterIdle = .milliseconds(300)
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), enableLine: enable, options: options)
+        if let level = try readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1, "EN not high after start-up") }
+        #expect(engine.play(.impact(.heavy)) == .played)
+        engine.waitUntilIdle(timeout: .seconds(2))
         SystemClock.shared.sleep(for: .milliseconds(600))
         engine.runDueWork()
         #expect(engine.powerState == .shutdown)
-        if let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 0) }
-        engine.play(.notification(.success))
-        if let level = readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1) }
-        #expect(engine.statistics.dropped == 0)
+        if let level = try readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 0, "EN not lowered by the idle shutdown") }
+        #expect(engine.play(.notification(.success)) == .played)
+        if let level = try readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1, "EN not raised by the wake") }
         engine.waitUntilIdle(timeout: .seconds(2))
         let registers = try engine.withDriver { try $0.dumpRegisters() }
         #expect(registers[0x16] == (try hilConfiguration()).ratedVoltage)
@@ -151,7 +168,26 @@ struct HardwareInLoopTests {
         engine.play(.selection)
         #expect(engine.statistics.bus.transactions == before)
         #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x07 == 1) // external edge trigger
-        if let level = readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0) } // pulse ended low
+        if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0) } // pulse ended low
+        engine.stop()
+    }
+
+    /// Level mode holds IN/TRIG high while the effect plays: read back while it is held, then low
+    /// once the chip has finished.
+    @Test(.timeLimit(.minutes(1)), .enabled(if: environment["HAPTIC_HIL_TRIGGER"] != nil, "set HAPTIC_HIL_TRIGGER=chip:line when IN/TRIG is wired"))
+    func levelTriggerIsHeldWhilePlaying() throws {
+        let bus = try LinuxI2CBus(hilBus ?? "")
+        let trigger = try hilLine("HAPTIC_HIL_TRIGGER", consumer: "haptic HIL IN/TRIG")
+        var options = HapticEngine.Options.isolated
+        options.driver.triggerPinMode = .level
+        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), triggerLine: trigger, options: options)
+        engine.prepare(.vibration(.default))
+        SystemClock.shared.sleep(for: .milliseconds(10))
+        #expect(engine.play(.vibration(.default)) == .played)
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x07 == 2) // external level trigger
+        if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 1, "IN/TRIG not held while playing") }
+        engine.waitUntilIdle(timeout: .seconds(5))
+        if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0, "IN/TRIG still high after the effect") }
         engine.stop()
     }
 

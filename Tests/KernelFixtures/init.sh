@@ -41,10 +41,15 @@ export HAPTIC_HIL_ENABLE="$CHIP:0" HAPTIC_HIL_TRIGGER="$CHIP:1"
 export HAPTIC_HIL_ENABLE_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio0/value"
 export HAPTIC_HIL_TRIGGER_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio1/value"
 
+export HAPTIC_HIL_PART=drv2605l
+
 step "hardware-in-loop suite"
 if /opt/haptics/tests --testing-library swift-testing --filter "HardwareInLoopTests.HardwareInLoopTests" > /tmp/hil.log 2>&1; then
-    grep -E "passed|skipped|failed" /tmp/hil.log | sed 's/\x1b\[[0-9;]*m//g' | tail -12
+    grep -E "passed|skipped|failed" /tmp/hil.log | sed 's/\x1b\[[0-9;]*m//g' | tail -14
     grep -q "skipped" /tmp/hil.log && fail "hardware-in-loop tests were skipped in the VM"
+    expected=$(cat /opt/haptics/expected-hil-tests)
+    ran=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' /tmp/hil.log | tail -1)
+    [ "$ran" = "$expected" ] || fail "hardware-in-loop suite ran ${ran:-no} tests, expected $expected"
 else
     sed 's/\x1b\[[0-9;]*m//g' /tmp/hil.log | tail -40
     fail "hardware-in-loop suite"
