@@ -206,11 +206,22 @@ public final class DRV2605Driver<Bus: I2CBus> {
         try prepareMode(triggerMode, slots: sequence.slotBytes)
     }
 
-    /// Starts what is loaded: an IN/TRIG edge when wired, else one GO write.
+    /// Starts what is loaded: an IN/TRIG edge when wired, else one GO write. On failure the chip
+    /// is stopped before the error is thrown: a write whose acknowledge was lost may have landed,
+    /// and a pin may have risen before the next call failed.
     public func trigger() throws(DRV2605Error) {
         guard power == .ready else { throw .invalidArgument("trigger() needs a prepared chip; call prepare(_:) first") }
         let now = clock.now
         if now < readyAt { clock.sleep(until: readyAt) }
+        do throws(DRV2605Error) {
+            try startLoaded()
+        } catch {
+            stopQuietly()
+            throw error
+        }
+    }
+
+    private func startLoaded() throws(DRV2605Error) {
         if triggersWithPin, mode == .externalEdgeTrigger, let triggerLine {
             do {
                 try triggerLine.set(true)

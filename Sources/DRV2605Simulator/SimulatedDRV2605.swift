@@ -39,6 +39,10 @@ public final class SimulatedDRV2605: I2CBus {
     public enum InjectedFault: Sendable, Equatable {
         /// The transaction fails with this kind (NACK, EIO, …) and has no effect.
         case fail(I2CError.Kind)
+        /// The transaction takes effect (a write lands, a read clears what it clears) but the
+        /// master sees this error, as when the acknowledge of the last byte is lost. A driver that
+        /// assumes a failed write changed nothing leaves the chip in whatever state it wrote.
+        case ackLost(I2CError.Kind)
     }
 
     public let clock: any HapticClock
@@ -169,18 +173,20 @@ public final class SimulatedDRV2605: I2CBus {
     // MARK: - I2CBus
 
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
-        let now = try beginTransaction(.write, address, bytes)
-        record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: nil))
-        guard let start = bytes.first else { return }
-        for (offset, value) in bytes.dropFirst().enumerated() {
-            let register = Int(start) + offset
-            guard register <= Int(Register.last) else { break }
-            writeRegister(UInt8(register), value, at: now)
+        let (now, lostAcknowledge) = try beginTransaction(.write, address, bytes)
+        record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: lostAcknowledge?.kind))
+        if let start = bytes.first {
+            for (offset, value) in bytes.dropFirst().enumerated() {
+                let register = Int(start) + offset
+                guard register <= Int(Register.last) else { break }
+                writeRegister(UInt8(register), value, at: now)
+            }
         }
+        if let lostAcknowledge { throw lostAcknowledge }
     }
 
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        let now = try beginTransaction(.writeRead, address, bytes)
+        let (now, lostAcknowledge) = try beginTransaction(.writeRead, address, bytes)
         let start = Int(bytes.last ?? 0)
         var result: [UInt8] = []
         result.reserveCapacity(count)
@@ -189,22 +195,29 @@ public final class SimulatedDRV2605: I2CBus {
             result.append(register <= Int(Register.last) ? registers[register] : 0)
             if register == 0 { registers[0] &= 0xF0 } // DIAG_RESULT, FB_STS, OVER_TEMP, OC_DETECT clear on read.
         }
-        record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: nil))
+        record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: lostAcknowledge?.kind))
+        if let lostAcknowledge { throw lostAcknowledge }
         return result
     }
 
-    /// Brings the chip up to now, numbers the transaction and fails it if a fault says so.
-    private func beginTransaction(_ kind: BusTransaction.Kind, _ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) -> ClockInstant {
+    /// Brings the chip up to now, numbers the transaction and fails it if a fault says so. An
+    /// `.ackLost` fault is returned instead, to be thrown once the transaction has taken effect.
+    private func beginTransaction(_ kind: BusTransaction.Kind, _ address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) -> (ClockInstant, I2CError?) {
         advance()
         let now = clock.now
         let index = transactionCount
         transactionCount += 1
         let operation = kind == .write ? "write to \(address)" : "read from \(address)"
+        if case let .ackLost(lostKind)? = faultsByIndex[index], !disconnected, address == options.address, resetUntil == nil {
+            faultsByIndex[index] = nil
+            return (now, I2CError(lostKind, errno: nil, operation: operation, address: address,
+                                  detail: "injected fault at transaction \(index): it took effect, its acknowledge was lost"))
+        }
         if let error = transactionError(index: index, address: address, operation: operation) {
             record(BusTransaction(time: now, kind: kind, address: address, written: bytes, read: [], error: error.kind))
             throw error
         }
-        return now
+        return (now, nil)
     }
 
     // MARK: - Register semantics

@@ -394,3 +394,56 @@ struct Rig {
         }
     }
 }
+
+/// Faults that a driver meets on real buses, where "the write failed" does not mean "nothing changed".
+@Suite struct LostAcknowledgeTests {
+    /// The GO write landed but its acknowledge was lost: the chip is playing while the driver
+    /// sees an error. The driver must stop it before it throws.
+    @Test func aGOWriteWhoseAcknowledgeWasLostIsStoppedBeforeTheErrorReturns() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        try rig.driver.prepare(WaveformSequence(.strongClick100))
+        rig.chip.injectFaultOnNextTransaction(.ackLost(.noAcknowledge))
+        let start = rig.clock.now
+        #expect(throws: DRV2605Error.self) { try rig.driver.trigger() }
+        #expect(rig.chip.trace.last { $0.written.first == 0x0C && $0.error == nil }?.written == [0x0C, 0x00],
+                "no GO = 0 write after the lost acknowledge")
+        #expect(rig.chip.registers[0x0C] & 1 == 0)
+        rig.clock.advance(by: .milliseconds(100))
+        rig.chip.advance()
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0, "the actuator was driven")
+    }
+
+    /// `play` (prepare and trigger in one call) has the same duty.
+    @Test func playStopsWhenItsTriggerWriteLandsButFails() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        let start = rig.clock.now
+        // From standby, play is the load burst then GO: the GO write is the second transaction.
+        rig.chip.injectFault(.ackLost(.busError), atTransaction: rig.chip.transactionCount + 1)
+        #expect(throws: DRV2605Error.self) { try rig.driver.play(WaveformSequence(.strongClick100)) }
+        #expect(rig.chip.registers[0x0C] & 1 == 0)
+        rig.clock.advance(by: .milliseconds(100))
+        rig.chip.advance()
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0, "the actuator was driven")
+    }
+
+    /// A chip without a ROM library (DRV2604L) configured with values equal to its reset defaults:
+    /// after a brown-out only the STANDBY bit, set while the driver had the chip awake, tells.
+    @Test func aResetIsSeenByStandbyAloneWhenTheConfigurationEqualsTheDefaults() throws {
+        var configuration = DRV2605Configuration(actuator: .erm, library: .ermA)
+        configuration.brakeFactor = 3 // FEEDBACK_CONTROL 0x36, CONTROL1 0x93, CONTROL3 0xA0: the defaults
+        configuration.loopGain = 1
+        let rig = Rig(actuator: .init(type: .erm), part: .drv2604L, configuration: configuration)
+        try rig.driver.start()
+        let defaults = Part.drv2604L.resetValues
+        try #require([0x16, 0x17, 0x1A, 0x1B, 0x1D].allSatisfy { rig.chip.registers[$0] == defaults[$0] },
+                     "the configuration should equal the reset values in every checked register")
+        try rig.driver.wake()
+        rig.chip.resetNow()
+        rig.clock.advance(by: .milliseconds(5))
+        _ = try rig.driver.snapshot()
+        #expect(rig.driver.resetsDetected == 1)
+        #expect(rig.chip.registers[0x01] & 0x40 == 0, "the chip was not woken again after the reset")
+    }
+}

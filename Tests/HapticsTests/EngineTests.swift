@@ -375,3 +375,20 @@ struct EngineRig {
         #expect(rig.engine.play(.impact(.medium)) == .played)
     }
 }
+
+@Suite struct CompletionTests {
+    /// A chip whose GO never clears: the engine stops it at the effect's estimate plus the
+    /// completion margin, and the chip goes back to standby.
+    @Test func aGOThatNeverClearsIsStoppedAtTheCompletionDeadline() throws {
+        let rig = try EngineRig()
+        rig.chip.goStuck = true
+        let estimate = try #require(rig.engine.mapping.plan(for: .notification(.warning))?.estimatedDuration)
+        #expect(rig.engine.play(.notification(.warning)) == .played)
+        let margin = HapticEngine.Options().completionMargin
+        rig.advance(estimate + margin - .milliseconds(20))
+        #expect(rig.chip.registers[0x0C] & 1 == 1, "stopped before the deadline")
+        rig.advance(.milliseconds(40))
+        #expect(rig.chip.registers[0x0C] & 1 == 0, "GO still set past the deadline")
+        #expect(rig.engine.powerState == .standby)
+    }
+}
