@@ -182,7 +182,15 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// STANDBY = 1. Registers are kept; output stops.
     public func enterStandby() throws(DRV2605Error) {
         try ensureEnabled()
-        try write(.mode, ModeRegister(mode: .internalTrigger, standby: true).rawValue)
+        do {
+            try write(.mode, ModeRegister(mode: .internalTrigger, standby: true).rawValue)
+        } catch {
+            // The write may have landed (its acknowledge lost) or not: believing "standby" is
+            // the safe side, since the next wake rewrites MODE and the slots either way.
+            loadedSlots = nil
+            power = .standby
+            throw error
+        }
         mode = .internalTrigger
         power = .standby
     }
@@ -223,10 +231,18 @@ public final class DRV2605Driver<Bus: I2CBus> {
 
     private func startLoaded() throws(DRV2605Error) {
         if triggersWithPin, mode == .externalEdgeTrigger, let triggerLine {
+            // `triggerHeld` is true while the pin may be high: a failed fall leaves it so, and
+            // the next pulse starts with a fall, or it would have no rising edge.
             do {
+                if triggerHeld {
+                    try triggerLine.set(false)
+                    triggerHeld = false
+                }
                 try triggerLine.set(true)
+                triggerHeld = true
                 clock.sleep(for: options.triggerPulse)
                 try triggerLine.set(false)
+                triggerHeld = false
             } catch {
                 throw .gpio(error)
             }
@@ -284,19 +300,23 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// Best effort: stop, then standby; if the bus fails, EN low. Never throws — for error and
     /// exit paths, which must not leave the actuator running.
     public func stopQuietly() {
-        try? releaseTriggerPin()
+        do { try releaseTriggerPin() } catch { suppressedErrors += 1 }
         do {
             try stop()
             return
         } catch {
-            // Fall through to the harder stops.
+            suppressedErrors += 1 // Fall through to the harder stops.
         }
-        do { try enterStandby(); return } catch {}
+        do { try enterStandby(); return } catch { suppressedErrors += 1 }
         if let enableLine {
-            try? enableLine.set(false)
+            do { try enableLine.set(false) } catch { suppressedErrors += 1 }
             power = .shutdown
         }
     }
+
+    /// Errors that `stopQuietly()` met and got past with a harder stop: it never throws, but
+    /// an engine counts them so that a failure on an exit or error path is not invisible.
+    public private(set) var suppressedErrors = 0
 
     /// Reads STATUS through CONTROL3 in one transaction (30 bytes; run after a feedback, never on
     /// the trigger path) and repairs the configuration if the chip was reset behind the driver's
@@ -426,14 +446,21 @@ public final class DRV2605Driver<Bus: I2CBus> {
         try writeConfiguration(mode: ModeRegister(mode: .autoCalibration), slots: loadedSlots ?? [])
         let maximum: Duration = [.milliseconds(350), .milliseconds(450), .milliseconds(700), .milliseconds(1200)][Int(configuration.autoCalibrationTime & 3)]
         let result = try runRoutine(deadline: maximum + .milliseconds(300), progress: progress)
-        defer { try? enterStandby() }
-        guard !result.diagnosticFailed else {
-            throw .calibrationFailed("DIAG_RESULT = 1 (the routine did not converge)")
-        }
-        let bytes = try readBurst(.autoCalibrationCompensation, count: 9)
-        let values = CalibrationValues(compensation: bytes[0], backEMF: bytes[1],
+        let values: CalibrationValues
+        do throws(DRV2605Error) {
+            guard !result.diagnosticFailed else {
+                throw .calibrationFailed("DIAG_RESULT = 1 (the routine did not converge)")
+            }
+            let bytes = try readBurst(.autoCalibrationCompensation, count: 9)
+            values = CalibrationValues(compensation: bytes[0], backEMF: bytes[1],
                                        backEMFGain: FeedbackControlRegister(rawValue: bytes[2]).backEMFGain,
                                        lraPeriod: configuration.actuator == .lra ? bytes[8] & 0x7F : nil)
+        } catch {
+            try? enterStandby()
+            throw error
+        }
+        // A chip that cannot be put back in standby is reported, not left awake in silence.
+        try enterStandby()
         configuration.calibration = values
         return values
     }
@@ -457,14 +484,16 @@ public final class DRV2605Driver<Bus: I2CBus> {
         try write(.mode, ModeRegister(mode: .diagnostics).rawValue)
         noteStandby(false)
         mode = .diagnostics
-        defer { try? enterStandby() }
         let status: StatusRegister
         do {
             status = try runRoutine(deadline: .milliseconds(1275), progress: nil)
         } catch {
+            try? enterStandby()
             if case .timeout = error { return .timedOut }
             throw error
         }
+        // A chip that cannot be put back in standby is reported, not left awake in silence.
+        try enterStandby()
         if status.overCurrent { return .shorted }
         return status.diagnosticFailed ? .openOrOutOfRange : .fine
     }

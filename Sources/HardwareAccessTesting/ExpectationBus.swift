@@ -81,6 +81,12 @@ public final class RecordingGPIOLine: GPIOOutputLine {
     private let clock: any HapticClock
     /// Makes the next `set` fail with this error kind.
     public var failNextSet: GPIOError.Kind?
+    /// `set` calls so far, failed ones included: the index the next one will have.
+    public private(set) var setCalls = 0
+    private var failures: [Int: GPIOError.Kind] = [:]
+    /// Makes `set` call `index` (absolute, as `setCalls` numbers them) fail with `kind`; the line
+    /// keeps its level, as when the GPIO character device refuses the request.
+    public func failSet(at index: Int, with kind: GPIOError.Kind) { failures[index] = kind }
     /// Called after each successful set (the simulated chip listens to its EN and IN/TRIG pins this way).
     public var onChange: ((Bool) -> Void)?
 
@@ -90,9 +96,11 @@ public final class RecordingGPIOLine: GPIOOutputLine {
     }
 
     public func set(_ high: Bool) throws(GPIOError) {
-        if let kind = failNextSet {
+        let index = setCalls
+        setCalls += 1
+        if let kind = failNextSet ?? failures.removeValue(forKey: index) {
             failNextSet = nil
-            throw GPIOError(kind, line: name, detail: "injected by RecordingGPIOLine")
+            throw GPIOError(kind, line: name, detail: "injected by RecordingGPIOLine at set \(index)")
         }
         guard !released else { throw GPIOError(.notRequested, line: name) }
         level = high

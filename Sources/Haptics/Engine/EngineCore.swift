@@ -35,6 +35,7 @@ final class EngineCore {
         var value = counts
         value.bus = bus.counters
         value.resetsDetected = driver.resetsDetected
+        value.failures += driver.suppressedErrors
         if let since = awakeSince { value.awakeSeconds += clock.now.duration(since: since).secondsDouble }
         return value
     }
@@ -74,9 +75,9 @@ final class EngineCore {
         exclusive = nil
         lastActivity = clock.now
         if driver.mode == .realTimePlayback {
-            do { try driver.endRealTimePlayback(standby: false) } catch { driver.stopQuietly() }
+            do { try driver.endRealTimePlayback(standby: false) } catch { recover("ending a pattern", error) }
         } else if driver.power == .ready {
-            do { try driver.stop() } catch { driver.stopQuietly() }
+            do { try driver.stop() } catch { recover("ending a pattern", error) }
         }
         // As after a feedback: faults and a chip reset during the pattern are found here.
         do {
@@ -86,7 +87,7 @@ final class EngineCore {
                 logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
             }
         } catch {
-            fail("check after pattern", error)
+            recover("the check after a pattern", error)
         }
         _ = tick()
         noteAwake(driver.power == .ready)
@@ -203,7 +204,7 @@ final class EngineCore {
             }
             noteAwake(true)
         } catch {
-            fail("prepare(\(feedback))", error)
+            recover("prepare(\(feedback))", error) // not a drop: nothing was asked to play yet
         }
         lastActivity = now
     }
@@ -220,25 +221,25 @@ final class EngineCore {
             // A player had the chip: take it back (the player sees it no longer owns it).
             exclusive = nil
             if driver.mode == .realTimePlayback {
-                do { try driver.endRealTimePlayback(standby: false) } catch { driver.stopQuietly() }
+                do { try driver.endRealTimePlayback(standby: false) } catch { recover("leaving real-time playback", error) }
             } else {
-                do { try driver.stop() } catch { driver.stopQuietly() }
+                do { try driver.stop() } catch { recover("stopping", error) }
             }
         }
         if clip != nil {
             clip = nil
-            try? driver.endRealTimePlayback(standby: false)
+            do { try driver.endRealTimePlayback(standby: false) } catch { recover("ending a real-time clip", error) }
         }
         if busyUntil != nil {
             busyUntil = nil
             completionDeadline = nil
-            do { try driver.stop() } catch { driver.stopQuietly() }
+            do { try driver.stop() } catch { recover("stopping", error) }
         }
         if standby {
             preparedUntil = nil
             prepareWindowStart = nil
             if driver.power == .ready {
-                do { try driver.enterStandby() } catch { driver.stopQuietly() }
+                do { try driver.enterStandby() } catch { recover("entering standby", error) }
             }
             noteAwake(driver.power == .ready)
         }
@@ -268,7 +269,7 @@ final class EngineCore {
             let end = current.start.advanced(by: tick * current.clip.levels.count)
             if now >= end {
                 clip = nil
-                do { try driver.endRealTimePlayback(standby: preparedUntil == nil) } catch { fail("end of real-time clip", error) }
+                do { try driver.endRealTimePlayback(standby: preparedUntil == nil) } catch { recover("ending a real-time clip", error) }
                 noteAwake(driver.power == .ready)
                 return nil
             }
@@ -305,7 +306,7 @@ final class EngineCore {
                     }
                 } catch {
                     busyUntil = nil
-                    fail("completion check", error)
+                    recover("the completion check", error)
                 }
             } else {
                 next.append(until)
@@ -316,14 +317,14 @@ final class EngineCore {
                 next.append(until)
             } else {
                 preparedUntil = nil
-                do { try driver.enterStandby() } catch { driver.stopQuietly() }
+                do { try driver.enterStandby() } catch { recover("entering standby", error) }
                 noteAwake(driver.power == .ready)
             }
         }
         if !isBusy, driver.power == .standby, driver.enableLine != nil {
             let shutdownAt = lastActivity.advanced(by: options.shutdownAfterIdle)
             if now >= shutdownAt {
-                do { try driver.shutdown() } catch { driver.stopQuietly() }
+                do { try driver.shutdown() } catch { recover("the idle shutdown", error) }
             } else {
                 next.append(shutdownAt)
             }
@@ -346,6 +347,15 @@ final class EngineCore {
         counts.dropped += 1
         logger.info("haptics: dropped \(label): \(reason)")
         return Request(outcome: .dropped(reason))
+    }
+
+    /// An error with no caller to report to (timers, exit paths): counted, logged, and the chip
+    /// stopped by whatever still works.
+    private func recover(_ what: String, _ error: DRV2605Error) {
+        counts.failures += 1
+        driver.stopQuietly()
+        noteAwake(driver.power == .ready)
+        logger.error("haptics: \(what) failed: \(error); the actuator was stopped")
     }
 
     private func fail(_ label: String, _ error: DRV2605Error) {

@@ -67,6 +67,10 @@ public final class HapticEngine: Sendable {
         public var resetsDetected = 0
         /// Over-current or over-temperature reports from the chip (each also logged).
         public var faults = 0
+        /// Bus or GPIO errors met outside a request, where there is no caller to throw to: the
+        /// completion check, the return to standby, the idle shutdown, a stop that needed a
+        /// harder fallback. Each is also logged; the chip was stopped by whatever still worked.
+        public var failures = 0
     }
 
     public let clock: any HapticClock

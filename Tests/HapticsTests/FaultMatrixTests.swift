@@ -1,0 +1,247 @@
+import DRV2605
+import DRV2605Simulator
+import HardwareAccess
+import HardwareAccessTesting
+import Haptics
+import Testing
+
+/// A simulated chip behind a fault-injecting bus (optionally behind a TCA9548A, with EN and
+/// IN/TRIG lines), an engine on it and a virtual clock: one fresh rig per cell of the matrix.
+final class FaultRig {
+    let clock = VirtualClock()
+    let chip: SimulatedDRV2605
+    let faults: FaultInjectingBus<AnyI2CBus>
+    let enable: RecordingGPIOLine?
+    let trigger: RecordingGPIOLine?
+    let engine: HapticEngine
+
+    init(enable: Bool = false, trigger: Bool = false, multiplexed: Bool = false,
+         options: HapticEngine.Options = .isolated) throws {
+        chip = SimulatedDRV2605(clock: clock)
+        self.enable = enable ? chip.makeEnableLine() : nil
+        self.trigger = trigger ? chip.makeTriggerLine() : nil
+        let engineBus: any I2CBus
+        if multiplexed {
+            // Faults hit the channel selects as well as the chip's own transactions.
+            let mux = SimulatedTCA9548A()
+            mux.attach(chip, channel: 2)
+            faults = FaultInjectingBus(AnyI2CBus(mux))
+            engineBus = try #require(TCA9548A(parent: faults).channel(2))
+        } else {
+            faults = FaultInjectingBus(AnyI2CBus(chip))
+            engineBus = faults
+        }
+        var options = options
+        options.shutdownAfterIdle = .milliseconds(400)
+        engine = try HapticEngine(bus: engineBus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+                                  enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
+    }
+
+    /// Everything the engine reports going wrong: drops, chip faults, and failures met with no
+    /// caller to throw to.
+    var reportedErrors: Int {
+        let statistics = engine.statistics
+        return statistics.dropped + statistics.faults + statistics.failures
+    }
+
+    /// Nothing drives the actuator now or in the next 50 ms: GO clear, and no level scheduled
+    /// (a ROM waveform in flight or an RTP value held).
+    var actuatorStopped: Bool {
+        chip.advance()
+        return chip.registers[0x0C] & 1 == 0
+            && chip.output.peak(from: clock.now, to: clock.now.advanced(by: .milliseconds(50))) == 0
+    }
+}
+
+/// One operation of the matrix, driven step by step so that the state can be checked right after
+/// the step in which a fault fired, not after the actuator would have stopped by itself.
+struct FaultedOperation: CustomStringConvertible, Sendable {
+    let name: String
+    /// A fresh rig brought to just before the operation.
+    let prepare: @Sendable () throws -> FaultRig
+    /// Runs the operation to its end. `step` is called after each call into the library with
+    /// whether that call reported a failure to its caller (a throw, a drop, a failed outcome).
+    let run: @Sendable (FaultRig, _ step: (Bool) -> Void) -> Void
+    /// The operation again, fault-free: true when it worked.
+    let recovers: @Sendable (FaultRig) -> Bool
+
+    var description: String { name }
+}
+
+/// Runs the engine's timers until it is idle, reporting each timer step.
+private func settle(_ rig: FaultRig, for duration: Duration = .seconds(2), _ step: (Bool) -> Void) {
+    let end = rig.clock.now.advanced(by: duration)
+    while true {
+        let errorsBefore = rig.reportedErrors
+        let next = rig.engine.runDueWork()
+        step(rig.reportedErrors > errorsBefore)
+        guard let next, next <= end else { break }
+        rig.clock.advance(to: max(next, rig.clock.now.advanced(byNanoseconds: 1)))
+    }
+}
+
+private func playsAndStops(_ rig: FaultRig, _ feedback: Feedback = .impact(.heavy)) -> Bool {
+    let start = rig.clock.now
+    guard rig.engine.play(feedback) == .played else { return false }
+    settle(rig) { _ in }
+    return rig.chip.output.peak(from: start, to: rig.clock.now) > 0 && rig.actuatorStopped
+}
+
+private let realTimeClip = PatternRenderer(strategy: .realTime).render(HapticPattern(events: [
+    .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.5),
+    .init(type: .hapticContinuous, time: 0.05, duration: 0.05, intensity: 1.0),
+]))
+
+private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Outcome? {
+    let player = PatternPlayer(engine: rig.engine, pattern: realTimeClip)
+    player.start()
+    while true {
+        let errorsBefore = rig.reportedErrors
+        let next = player.pump()
+        step(rig.reportedErrors > errorsBefore || (player.outcome.map { $0 != .finished } ?? false))
+        guard let next else { break }
+        rig.clock.advance(to: max(next, rig.clock.now.advanced(byNanoseconds: 1)))
+    }
+    settle(rig, step)
+    return player.outcome
+}
+
+let faultedOperations: [FaultedOperation] = [
+    FaultedOperation(name: "ROM play from standby", prepare: { try FaultRig() }, run: { rig, step in
+        step(rig.engine.play(.notification(.warning)) != .played)
+        settle(rig, step)
+    }, recovers: { playsAndStops($0) }),
+    FaultedOperation(name: "prepared trigger", prepare: {
+        let rig = try FaultRig()
+        rig.engine.prepare(.impact(.heavy))
+        rig.clock.advance(by: .milliseconds(5))
+        return rig
+    }, run: { rig, step in
+        step(rig.engine.play(.impact(.heavy)) != .played)
+        settle(rig, step)
+    }, recovers: { playsAndStops($0) }),
+    FaultedOperation(name: "prepared trigger through IN/TRIG", prepare: {
+        let rig = try FaultRig(trigger: true)
+        rig.engine.prepare(.impact(.heavy))
+        rig.clock.advance(by: .milliseconds(5))
+        return rig
+    }, run: { rig, step in
+        step(rig.engine.play(.impact(.heavy)) != .played)
+        settle(rig, step)
+    }, recovers: { playsAndStops($0) }),
+    FaultedOperation(name: "RTP stream", prepare: { try FaultRig() }, run: { rig, step in
+        _ = streams(rig, step: step)
+    }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped }),
+    FaultedOperation(name: "calibration", prepare: { try FaultRig() }, run: { rig, step in
+        do { _ = try rig.engine.withDriver { try $0.calibrate() }; step(false) } catch { step(true) }
+    }, recovers: { rig in ((try? rig.engine.withDriver { try $0.calibrate() }) != nil) && rig.actuatorStopped }),
+    FaultedOperation(name: "diagnostics", prepare: { try FaultRig() }, run: { rig, step in
+        do {
+            let verdict = try rig.engine.withDriver { try $0.diagnose() }
+            step(verdict != .fine)
+        } catch { step(true) }
+    }, recovers: { rig in (try? rig.engine.withDriver { try $0.diagnose() }) == .fine && rig.actuatorStopped }),
+    FaultedOperation(name: "play behind a TCA9548A", prepare: { try FaultRig(multiplexed: true) }, run: { rig, step in
+        step(rig.engine.play(.notification(.success)) != .played)
+        settle(rig, step)
+    }, recovers: { playsAndStops($0) }),
+    FaultedOperation(name: "EN wake from shutdown", prepare: {
+        let rig = try FaultRig(enable: true)
+        settle(rig, for: .seconds(1)) { _ in } // idle: EN low
+        return rig
+    }, run: { rig, step in
+        step(rig.engine.play(.notification(.error)) != .played)
+        settle(rig, step)
+    }, recovers: { playsAndStops($0) }),
+    FaultedOperation(name: "clean-up while playing", prepare: {
+        let rig = try FaultRig(enable: true)
+        rig.engine.play(.vibration(.default))
+        rig.clock.advance(by: .milliseconds(30))
+        return rig
+    }, run: { rig, step in
+        let errorsBefore = rig.reportedErrors
+        step(!rig.engine.shutdown() || rig.reportedErrors > errorsBefore)
+    }, recovers: { playsAndStops($0) }),
+]
+
+/// Every transaction of a fault-free run of each operation, failed in turn in each way a bus
+/// fails. Right after the call in which the fault fired: the actuator is stopped and the caller
+/// was told (or the operation still completed correctly, as when a NACK during reset is retried).
+/// Then the same operation, fault-free, works.
+@Suite struct FaultMatrixTests {
+    static let faultKinds: [FaultInjectingBus<AnyI2CBus>.Fault] = [
+        .lost(.noAcknowledge), .lost(.busError), .acknowledgeLost(.noAcknowledge),
+    ]
+
+    @Test(arguments: faultedOperations)
+    func everyTransactionFailedInTurn(operation: FaultedOperation) throws {
+        let clean = try operation.prepare()
+        let first = clean.faults.count
+        operation.run(clean) { _ in }
+        let transactions = clean.faults.count - first
+        #expect(transactions > 0, "the operation made no transactions")
+        for kind in Self.faultKinds {
+            for index in 0..<transactions {
+                let rig = try operation.prepare()
+                let target = rig.faults.count + index
+                rig.faults.inject(kind, at: target)
+                var checked = false
+                var reported = false
+                operation.run(rig) { callReported in
+                    reported = reported || callReported
+                    guard !checked, rig.faults.fired.contains(target) else { return }
+                    checked = true
+                    #expect(rig.actuatorStopped,
+                            "\(operation): \(kind) at transaction \(index) of \(transactions): actuator driven right after the failing call")
+                }
+                #expect(checked, "\(operation): the fault at \(index) never fired")
+                #expect(rig.actuatorStopped, "\(operation): \(kind) at \(index): actuator driven at the end")
+                let completed = operation.recovers(rig)
+                #expect(completed, "\(operation): \(kind) at \(index): the next call did not recover")
+                #expect(reported, "\(operation): \(kind) at \(index) of \(transactions): the caller was not told")
+            }
+        }
+    }
+}
+
+/// The same for the GPIO lines: each EN or IN/TRIG `set` of an operation refused in turn.
+@Suite struct GPIOFaultMatrixTests {
+    @Test(arguments: [GPIOError.Kind.lineBusy, .permissionDenied, .other])
+    func everyPinChangeFailedInTurn(kind: GPIOError.Kind) throws {
+        func rig() throws -> FaultRig {
+            let rig = try FaultRig(enable: true, trigger: true)
+            settle(rig, for: .seconds(1)) { _ in } // EN shutdown
+            return rig
+        }
+        func operation(_ rig: FaultRig) -> [Bool] {
+            var reports: [Bool] = []
+            let errorsBefore = rig.reportedErrors
+            rig.engine.prepare(.impact(.heavy))      // EN high, configuration, slots loaded
+            reports.append(rig.reportedErrors > errorsBefore)
+            rig.clock.advance(by: .milliseconds(5))
+            reports.append(rig.engine.play(.impact(.heavy)) != .played) // an IN/TRIG pulse
+            settle(rig) { reports.append($0) }        // standby, then EN low after idle
+            return reports
+        }
+        let clean = try rig()
+        let enableBefore = clean.enable?.setCalls ?? 0
+        let triggerBefore = clean.trigger?.setCalls ?? 0
+        #expect(!operation(clean).contains(true))
+        let lines: [(String, KeyPath<FaultRig, RecordingGPIOLine?>, Int)] = [
+            ("EN", \.enable, (clean.enable?.setCalls ?? 0) - enableBefore),
+            ("IN/TRIG", \.trigger, (clean.trigger?.setCalls ?? 0) - triggerBefore),
+        ]
+        for (name, line, calls) in lines {
+            #expect(calls > 0, "\(name) never changed")
+            for index in 0..<calls {
+                let rig = try rig()
+                let pin = try #require(rig[keyPath: line])
+                pin.failSet(at: pin.setCalls + index, with: kind)
+                let reports = operation(rig)
+                #expect(reports.contains(true), "\(name) set \(index) failed (\(kind)) and nobody was told")
+                #expect(rig.actuatorStopped, "\(name) set \(index) failed (\(kind)): actuator driven")
+                #expect(playsAndStops(rig), "\(name) set \(index) failed (\(kind)): no recovery")
+            }
+        }
+    }
+}
