@@ -13,9 +13,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(path: "..")],
     targets: [
-        .executableTarget(name: "FuzzPatternFile", dependencies: [.product(name: "Haptics", package: root)],
-                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzBoardFile", dependencies: [.product(name: "Haptics", package: root)],
-                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
-    ]
+        // libFuzzer's driver, shared by every target.
+        .target(name: "FuzzSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
+    ] + ["FuzzPatternFile", "FuzzBoardFile", "FuzzSequence", "FuzzPolicyFile", "FuzzCalibrationStore"].map { name in
+        .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: "Haptics", package: root),
+                                                     .product(name: "DRV2605", package: root)],
+                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
+    }
 )

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Haptics
 
 /// AHAP and .haptic readers and the renderer on arbitrary bytes: they must return a pattern or a
@@ -16,15 +17,8 @@ public func fuzzPatternFile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
     return 0
 }
 
-/// libFuzzer's driver (from libclang_rt.fuzzer).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
 /// SwiftPM links an executable's entry point as `<target>_main`; hand control to libFuzzer.
 @_cdecl("FuzzPatternFile_main")
 public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzPatternFile(data, size) }
+    runFuzzer(argc, argv) { data, size in fuzzPatternFile(data, size) }
 }

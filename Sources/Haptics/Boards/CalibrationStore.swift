@@ -73,6 +73,11 @@ public struct CalibrationStore: Sendable {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw CalibrationStoreError(path: path, problem: "cannot be read (\(error.localizedDescription))")
         }
+        return try Self.decode(data, path: path)
+    }
+
+    /// The records in a calibration file's bytes (`path` only names it in errors).
+    public static func decode(_ data: Data, path: String) throws(CalibrationStoreError) -> [CalibrationRecord] {
         guard data.count <= 1 << 20 else { throw CalibrationStoreError(path: path, problem: "is larger than 1 MiB") }
         do {
             let decoder = JSONDecoder()

@@ -31,10 +31,20 @@ public struct HapticsPolicy: Sendable, Codable, Equatable {
     public static func load(from path: String = defaultPath) throws -> HapticsPolicy {
         guard FileManager.default.fileExists(atPath: path) else { return HapticsPolicy() }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try decode(data, path: path)
+    }
+
+    /// A policy from a policy file's bytes (`path` only names it in errors). Values out of range
+    /// are brought into range: a scale within 0...1, at least one feedback a second, a
+    /// non-negative selection interval.
+    public static func decode(_ data: Data, path: String) throws(PolicyFileError) -> HapticsPolicy {
+        guard data.count <= 1 << 16 else { throw PolicyFileError(path: path, reason: "larger than 64 KiB") }
         do {
             var policy = try JSONDecoder().decode(HapticsPolicy.self, from: data)
             policy.intensityScale = policy.intensityScale.isFinite ? min(1, max(0, policy.intensityScale)) : 1
             policy.maximumFeedbackPerSecond = max(1, policy.maximumFeedbackPerSecond)
+            policy.selectionMinimumIntervalSeconds = policy.selectionMinimumIntervalSeconds.isFinite
+                ? min(10, max(0, policy.selectionMinimumIntervalSeconds)) : 0.025
             return policy
         } catch {
             throw PolicyFileError(path: path, reason: String(describing: error))
