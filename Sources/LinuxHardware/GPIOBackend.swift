@@ -11,8 +11,8 @@ public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The GPIO calls LinuxHardware makes, behind a seam: tests inject errno values and check what
-/// was requested. The live form is libgpiod: `LibGPIOD1Backend` (1.x) or `LibGPIOD2Backend` (2.x),
-/// whichever the installed header calls for (`LibGPIODBackend` names it).
+/// was requested. The live form is `LibGPIODBackend`: libgpiod 1.x or 2.x, whichever the installed
+/// header calls for.
 public protocol GPIOBackend: AnyObject {
     /// Opens `chip` (a path, number, device name, `header` or label: see `GPIOChipResolver`) and
     /// requests `line` as an output driven to `initial`. Returns a handle ≥ 0, or -1 with the errno in `lastErrno`; `chipMissing` tells

@@ -103,8 +103,8 @@ struct HapticBench: ParsableCommand {
             let duration = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0
             func cost(_ counters: BusCounters) -> [String: Any] {
                 ["transactions": counters.transactions, "bytes": counters.wireBytes,
-                 "busMicroseconds100kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 100_000) * 1e6,
-                 "busMicroseconds400kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 400_000) * 1e6]
+                 "computedBusMicroseconds100kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 100_000) * 1e6,
+                 "computedBusMicroseconds400kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 400_000) * 1e6]
             }
             rows.append(["feedback": kind.name,
                          "prepared": cost(prepared), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
@@ -124,15 +124,15 @@ struct HapticBench: ParsableCommand {
         let busTime = { (bytes: Int, transactions: Int, hz: Double) in I2CWire.seconds(wireBytes: bytes, transactions: transactions, clockHz: hz) * 1e6 }
         var summary: [String: Any] = [
             "init": ["transactions": initCost.transactions, "bytes": initCost.wireBytes,
-                     "busMicroseconds100kHz": busTime(initCost.wireBytes, initCost.transactions, 100_000),
-                     "busMicroseconds400kHz": busTime(initCost.wireBytes, initCost.transactions, 400_000)],
+                     "computedBusMicroseconds100kHz": busTime(initCost.wireBytes, initCost.transactions, 100_000),
+                     "computedBusMicroseconds400kHz": busTime(initCost.wireBytes, initCost.transactions, 400_000)],
             "trigger": [
                 "prepared": ["transactions": preparedHeavy["transactions"] ?? 0, "bytes": preparedHeavy["bytes"] ?? 0,
-                             "busMicroseconds100kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 100_000),
-                             "busMicroseconds400kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 400_000)],
+                             "computedBusMicroseconds100kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 100_000),
+                             "computedBusMicroseconds400kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 400_000)],
                 "standby": ["transactions": standbyHeavy["transactions"] ?? 0, "bytes": standbyHeavy["bytes"] ?? 0,
-                            "busMicroseconds100kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 100_000),
-                            "busMicroseconds400kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 400_000)],
+                            "computedBusMicroseconds100kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 100_000),
+                            "computedBusMicroseconds400kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 400_000)],
             ],
             "cpuPerPreparedTrigger": ["medianMicroseconds": bareMedian, "p99Microseconds": bareP99, "iterations": iterations,
                                       "note": "engine + driver on a bare register-file bus, one GO write"],
@@ -151,17 +151,18 @@ struct HapticBench: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes")
+        print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes (bus times in the JSON are computed from these at 100 and 400 kHz, not measured)")
         print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): engine + driver median %.2f µs, p99 %.2f µs; with the simulated chip median %.2f µs, p99 %.2f µs",
                      iterations, bareMedian, bareP99, median, p99))
         print("")
         print("")
-        print("player timing error (real clock, simulated chip, every update a write):")
+        print("player timing error after each write (real clock, simulated chip, every update a write; SCHED_FIFO \(player["realtimeScheduling"] as? String ?? "?")),")
+        print("beside the floor: a bare sleep loop with the same thread settings, interleaved second by second in this run:")
         for rate in ["200", "500", "1000"] {
             guard let row = player[rate] as? [String: Double] else { continue }
-            print(String(format: "  %4@ updates/s over %.0f s: median %.2f µs, p99 %.2f µs, max %.1f µs, missed %.0f, player thread %.1f %% of a core",
-                         rate, row["seconds"] ?? 0, row["medianMicroseconds"] ?? 0, row["p99Microseconds"] ?? 0, row["maxMicroseconds"] ?? 0,
-                         row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
+            print(String(format: "  %4@ updates/s over %.0f s: median %.2f µs, p99 %.2f µs (floor p99 %.2f µs), max %.1f µs (floor max %.1f µs), missed %.0f, %.1f %% of a core",
+                         rate, row["seconds"] ?? 0, row["medianMicroseconds"] ?? 0, row["p99Microseconds"] ?? 0, row["floorP99Microseconds"] ?? 0,
+                         row["maxMicroseconds"] ?? 0, row["floorMaxMicroseconds"] ?? 0, row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
         }
         print("AHAP parse + render (median of 20):")
         for (name, value) in ahap.sorted(by: { $0.key < $1.key }) {
@@ -169,9 +170,9 @@ struct HapticBench: ParsableCommand {
         }
         for name in ["broadcast", "sequential"] {
             let row = skew[name] as? [String: Any] ?? [:]
-            print(String(format: "group of %d chips behind a TCA9548A, %@ GO: %d transactions, %d wire bytes between the first and last GO: %.1f µs at 400 kHz (%.1f µs per extra chip; one register write is %.1f µs)",
-                         groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["busMicroseconds400kHz"] as? Double ?? 0,
-                         row["perExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["oneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
+            print(String(format: "group of %d chips behind a TCA9548A, %@ GO: %d transactions, %d wire bytes between the first and last GO: computed %.1f µs at 400 kHz (%.1f µs per extra chip; one register write is %.1f µs)",
+                         groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["computedBusMicroseconds400kHz"] as? Double ?? 0,
+                         row["computedPerExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["computedOneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
         }
         print("")
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
@@ -205,46 +206,98 @@ final class RegisterFileBus: I2CBus {
 }
 
 extension HapticBench {
-    /// Plays a stream whose level changes at every update for `playerSeconds` at 200, 500 and
-    /// 1000 updates/s on the real clock, and reports lateness against the absolute deadlines.
+    /// Plays a stream whose level changes at every update at 200, 500 and 1000 updates/s on the
+    /// real clock, one second at a time, each second followed by a second of a bare loop that
+    /// sleeps to the same absolute deadlines with the player's thread settings (timer slack, spin,
+    /// SCHED_FIFO when granted) and writes nothing. The bare loop's p99 is what this machine allows
+    /// at that moment: the player's figures mean something only beside it.
     func measurePlayer() throws -> [String: Any] {
         var result: [String: Any] = [:]
+        let granted = Locked(true)
+        let setup: @Sendable () -> Void = {
+            LinuxRealtime.reduceTimerSlack()
+            let fifo = LinuxRealtime.requestRealtimePriority()
+            granted.withLock { $0 = $0 && fifo }
+        }
+        let spin = PatternPlayer.Options().spin
         for rate in [200.0, 500.0, 1000.0] {
             let clock = SystemClock.shared
             let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
             chip.keepsTrace = false
             let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
                                           clock: clock, options: benchOptions)
-            let count = Int(playerSeconds * rate)
-            let samples = (0..<count).map { 0.5 + 0.4 * sin(Double($0) * 0.7) }
+            let perSecond = Int(rate)
+            let samples = (0..<perSecond).map { 0.5 + 0.4 * sin(Double($0) * 0.7) }
             let pattern = RenderedPattern(mode: .realTime, rate: rate, samples: samples + [0], hits: [], intensity: [], sharpness: [],
-                                          designedSeconds: playerSeconds, warnings: [])
+                                          designedSeconds: 1, warnings: [])
             var options = PatternPlayer.Options()
-            options.threadSetup = { LinuxRealtime.preparePacingThread() }
-            let player = PatternPlayer(engine: engine, pattern: pattern, options: options)
-            let cpuBefore = processCPUSeconds()
-            let wallBefore = clock.now
-            player.start(at: clock.now.advanced(by: .milliseconds(20)))
-            player.waitUntilFinished(timeout: .secondsClamped(playerSeconds + 10))
-            let wall = clock.now.duration(since: wallBefore).secondsDouble
-            let cpu = processCPUSeconds() - cpuBefore
-            var lateness = player.timing.latenessNanoseconds.map { Double($0) / 1000 }
-            lateness.sort()
-            let key = String(Int(rate))
-            // Typed one by one: as one literal mixing conditionals, Swift 6.2 on arm64 gave up
-            // type-checking it ("unable to type-check this expression in reasonable time").
-            let median: Double = lateness.isEmpty ? 0 : lateness[lateness.count / 2]
-            let p99: Double = lateness.isEmpty ? 0 : lateness[min(lateness.count - 1, lateness.count * 99 / 100)]
-            let maximum: Double = lateness.last ?? 0
-            let cpuPercent: Double = wall > 0 ? cpu / wall * 100 : 0
-            let figures: [String: Double] = [
-                "seconds": playerSeconds, "updates": Double(lateness.count),
-                "medianMicroseconds": median, "p99Microseconds": p99, "maxMicroseconds": maximum,
-                "missedUpdates": Double(player.timing.missedUpdates), "cpuPercentOfOneCore": cpuPercent,
-            ]
-            result[key] = figures
+            options.threadSetup = setup
+            var lateness: [Double] = []
+            var floor: [Double] = []
+            var missed = 0
+            var cpu = 0.0
+            var wall = 0.0
+            for _ in 0..<max(1, Int(playerSeconds)) {
+                let player = PatternPlayer(engine: engine, pattern: pattern, options: options)
+                let cpuBefore = processCPUSeconds()
+                let wallBefore = clock.now
+                player.start(at: clock.now.advanced(by: .milliseconds(20)))
+                player.waitUntilFinished(timeout: .seconds(10))
+                wall += clock.now.duration(since: wallBefore).secondsDouble
+                cpu += processCPUSeconds() - cpuBefore
+                lateness += player.timing.latenessNanoseconds.map { Double($0) / 1000 }
+                missed += player.timing.missedUpdates
+                floor += bareLoopLateness(rate: rate, count: perSecond, spin: spin, setup: setup)
+            }
+            let figures = percentileFigures(&lateness)
+            let floorFigures = percentileFigures(&floor)
+            var row: [String: Double] = figures
+            row["seconds"] = Double(max(1, Int(playerSeconds)))
+            row["updates"] = Double(lateness.count)
+            row["missedUpdates"] = Double(missed)
+            row["cpuPercentOfOneCore"] = wall > 0 ? cpu / wall * 100 : 0
+            row["floorMedianMicroseconds"] = floorFigures["medianMicroseconds"]
+            row["floorP99Microseconds"] = floorFigures["p99Microseconds"]
+            row["floorMaxMicroseconds"] = floorFigures["maxMicroseconds"]
+            result[String(perSecond)] = row
         }
+        result["realtimeScheduling"] = granted.withLock { $0 } ? "granted" : "refused (not root, no CAP_SYS_NICE)"
         return result
+    }
+
+    /// Median, p99 and maximum of `values` (µs), sorting them.
+    func percentileFigures(_ values: inout [Double]) -> [String: Double] {
+        values.sort()
+        guard let last = values.last else { return ["medianMicroseconds": 0, "p99Microseconds": 0, "maxMicroseconds": 0] }
+        return ["medianMicroseconds": values[values.count / 2],
+                "p99Microseconds": values[min(values.count - 1, values.count * 99 / 100)], "maxMicroseconds": last]
+    }
+
+    /// `count` absolute deadlines `1/rate` apart on a thread set up like the player's, slept to
+    /// with clock_nanosleep and spun the last `spin`; returns how late each wake-up was (µs).
+    func bareLoopLateness(rate: Double, count: Int, spin: Duration, setup: @escaping @Sendable () -> Void) -> [Double] {
+        let result = Locked<[Double]>([])
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            setup()
+            let clock = SystemClock.shared
+            let start = clock.now.advanced(by: .milliseconds(20))
+            var values: [Double] = []
+            values.reserveCapacity(count)
+            for index in 0..<count {
+                let deadline = start.advanced(by: .nanoseconds(Int64(Double(index) / rate * 1e9)))
+                let sleepUntil = deadline.advanced(byNanoseconds: -spin.nanoseconds)
+                if clock.now < sleepUntil { clock.sleep(until: sleepUntil) }
+                while clock.now < deadline {}
+                values.append(Double(clock.now.nanoseconds - deadline.nanoseconds) / 1000)
+            }
+            result.withLock { $0 = values }
+            done.signal()
+        }
+        thread.name = "haptics-bench-floor"
+        thread.start()
+        done.wait()
+        return result.withLock { $0 }
     }
 
     /// Parse-and-render time for each corpus file and for a generated 10 000-event file.
@@ -293,7 +346,7 @@ extension HapticBench {
         }
         let allChannels = UInt8((1 << groupSize) - 1)
         var result: [String: Any] = ["chips": groupSize,
-                                     "oneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6]
+                                     "computedOneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6]
         for (name, group) in [("broadcast", HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, [0x0C, 0x01], mask: allChannels) }),
                               ("sequential", HapticGroup(engines: engines, clock: clock))] {
             clock.advance(by: .seconds(3))
@@ -306,8 +359,8 @@ extension HapticBench {
             let between = last > first ? Array(log[(first + 1)...last]) : []
             let bytes = between.reduce(0) { $0 + $1.wireBytes }
             let seconds = I2CWire.seconds(wireBytes: bytes, transactions: between.count, clockHz: 400_000)
-            result[name] = ["transactions": between.count, "bytes": bytes, "busMicroseconds400kHz": seconds * 1e6,
-                            "perExtraChipMicroseconds400kHz": groupSize > 1 ? seconds * 1e6 / Double(groupSize - 1) : 0]
+            result[name] = ["transactions": between.count, "bytes": bytes, "computedBusMicroseconds400kHz": seconds * 1e6,
+                            "computedPerExtraChipMicroseconds400kHz": groupSize > 1 ? seconds * 1e6 / Double(groupSize - 1) : 0]
         }
         return result
     }

@@ -58,11 +58,10 @@ private func piFiveResolver(opened: Locked<[String]>? = nil) -> GPIOChipResolver
         let major = LibGPIODBackend.libraryVersion.split(separator: ".").first.flatMap { Int($0) }
         #if LIBGPIOD2
         #expect(major == 2)
-        #expect(LibGPIODBackend.self == LibGPIOD2Backend.self)
         #else
         #expect(major == 1)
-        #expect(LibGPIODBackend.self == LibGPIOD1Backend.self)
         #endif
+        #expect(LibGPIOD.major == major)
     }
 
     @Test func aMissingChipPathIsReportedAsNoSuchChip() {

@@ -238,7 +238,10 @@ public final class PatternPlayer: Sendable {
             finish(.preempted)
             return nil
         }
-        enum Work { case write(UInt64, Double, ClockInstant), hit(UInt64, Effect), loop(UInt64), end, wait(ClockInstant), none }
+        // Lateness is taken when the level reaches the bus (after the write), or at the decision
+        // when there is nothing to write: what the actuator sees, not when the player woke.
+        enum Work { case write(UInt64, Double, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
+                    loop(UInt64), end, wait(ClockInstant), none }
         let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
         let work: Work = state.withLock { state in
             guard case .playing = state.status, let token = state.token else { return .none }
@@ -255,19 +258,18 @@ public final class PatternPlayer: Sendable {
                 state.nextIndex = due + 1
                 let level = pattern.samples[due]
                 let target = deadline(state, offset: Double(due) / pattern.rate)
-                if options.recordsTiming { state.timing.latenessNanoseconds.append(now.nanoseconds - target.nanoseconds) }
-                if state.lastLevel == level { return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate)) }
+                if state.lastLevel == level {
+                    if options.recordsTiming { state.timing.latenessNanoseconds.append(now.nanoseconds - target.nanoseconds) }
+                    return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate))
+                }
                 state.lastLevel = level
-                return .write(token, level, deadline(state, offset: Double(state.nextIndex) / pattern.rate))
+                return .write(token, level, next: deadline(state, offset: Double(state.nextIndex) / pattern.rate), target: target)
             case .rom:
                 guard state.nextHit < pattern.hits.count else { return .wait(deadline(state, offset: end)) }
                 let hit = pattern.hits[state.nextHit]
                 if hit.time > offset { return .wait(deadline(state, offset: hit.time)) }
                 state.nextHit += 1
-                if options.recordsTiming {
-                    state.timing.latenessNanoseconds.append(now.nanoseconds - deadline(state, offset: hit.time).nanoseconds)
-                }
-                return .hit(token, hit.effect)
+                return .hit(token, hit.effect, target: deadline(state, offset: hit.time))
             }
         }
         switch work {
@@ -288,21 +290,29 @@ public final class PatternPlayer: Sendable {
                 state.nextHit = 0
             }
             return now
-        case let .write(token, level, next):
+        case let .write(token, level, next, target):
             do {
                 let written: Void? = try engine.withExclusive(token) { driver in try driver.setRealTime(amplitude: level) }
                 guard written != nil else { finish(.preempted); return nil }
-                state.withLock { $0.timing.writes += 1 }
+                let after = clock.now
+                state.withLock { state in
+                    state.timing.writes += 1
+                    if options.recordsTiming { state.timing.latenessNanoseconds.append(after.nanoseconds - target.nanoseconds) }
+                }
             } catch {
                 finish(.failed(String(describing: error)))
                 return nil
             }
             return next
-        case let .hit(token, effect):
+        case let .hit(token, effect, target):
             do {
                 let played: Void? = try engine.withExclusive(token) { driver in try driver.play(WaveformSequence(effect)) }
                 guard played != nil else { finish(.preempted); return nil }
-                state.withLock { $0.timing.writes += 1 }
+                let after = clock.now
+                state.withLock { state in
+                    state.timing.writes += 1
+                    if options.recordsTiming { state.timing.latenessNanoseconds.append(after.nanoseconds - target.nanoseconds) }
+                }
             } catch {
                 finish(.failed(String(describing: error)))
                 return nil
