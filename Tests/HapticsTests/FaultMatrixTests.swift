@@ -106,29 +106,32 @@ private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Out
     return player.outcome
 }
 
+/// A feedback played on a rig that `prepare` made, then the engine's timers until idle.
+private func feedbackOperation(_ name: String, _ feedback: Feedback, prepare: @escaping @Sendable () throws -> FaultRig) -> FaultedOperation {
+    FaultedOperation(name: name, prepare: prepare, run: { rig, step in
+        step(rig.engine.play(feedback) != .played)
+        settle(rig, step)
+    }, recovers: { playsAndStops($0) })
+}
+
+/// A rig whose engine was asked to prepare `feedback` (awake, slots loaded).
+private func preparedRig(_ feedback: Feedback, trigger: Bool = false) throws -> FaultRig {
+    let rig = try FaultRig(trigger: trigger)
+    rig.engine.prepare(feedback)
+    rig.clock.advance(by: .milliseconds(5))
+    return rig
+}
+
 let faultedOperations: [FaultedOperation] = [
-    FaultedOperation(name: "ROM play from standby", prepare: { try FaultRig() }, run: { rig, step in
-        step(rig.engine.play(.notification(.warning)) != .played)
-        settle(rig, step)
-    }, recovers: { playsAndStops($0) }),
-    FaultedOperation(name: "prepared trigger", prepare: {
-        let rig = try FaultRig()
-        rig.engine.prepare(.impact(.heavy))
-        rig.clock.advance(by: .milliseconds(5))
+    feedbackOperation("ROM play from standby", .notification(.warning)) { try FaultRig() },
+    feedbackOperation("prepared trigger", .impact(.heavy)) { try preparedRig(.impact(.heavy)) },
+    feedbackOperation("prepared trigger through IN/TRIG", .impact(.heavy)) { try preparedRig(.impact(.heavy), trigger: true) },
+    feedbackOperation("play behind a TCA9548A", .notification(.success)) { try FaultRig(multiplexed: true) },
+    feedbackOperation("EN wake from shutdown", .notification(.error)) {
+        let rig = try FaultRig(enable: true)
+        settle(rig, for: .seconds(1)) { _ in } // idle: EN low
         return rig
-    }, run: { rig, step in
-        step(rig.engine.play(.impact(.heavy)) != .played)
-        settle(rig, step)
-    }, recovers: { playsAndStops($0) }),
-    FaultedOperation(name: "prepared trigger through IN/TRIG", prepare: {
-        let rig = try FaultRig(trigger: true)
-        rig.engine.prepare(.impact(.heavy))
-        rig.clock.advance(by: .milliseconds(5))
-        return rig
-    }, run: { rig, step in
-        step(rig.engine.play(.impact(.heavy)) != .played)
-        settle(rig, step)
-    }, recovers: { playsAndStops($0) }),
+    },
     FaultedOperation(name: "RTP stream", prepare: { try FaultRig() }, run: { rig, step in
         _ = streams(rig, step: step)
     }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped }),
@@ -141,18 +144,6 @@ let faultedOperations: [FaultedOperation] = [
             step(verdict != .fine)
         } catch { step(true) }
     }, recovers: { rig in (try? rig.engine.withDriver { try $0.diagnose() }) == .fine && rig.actuatorStopped }),
-    FaultedOperation(name: "play behind a TCA9548A", prepare: { try FaultRig(multiplexed: true) }, run: { rig, step in
-        step(rig.engine.play(.notification(.success)) != .played)
-        settle(rig, step)
-    }, recovers: { playsAndStops($0) }),
-    FaultedOperation(name: "EN wake from shutdown", prepare: {
-        let rig = try FaultRig(enable: true)
-        settle(rig, for: .seconds(1)) { _ in } // idle: EN low
-        return rig
-    }, run: { rig, step in
-        step(rig.engine.play(.notification(.error)) != .played)
-        settle(rig, step)
-    }, recovers: { playsAndStops($0) }),
     FaultedOperation(name: "clean-up while playing", prepare: {
         let rig = try FaultRig(enable: true)
         rig.engine.play(.vibration(.default))
