@@ -3,7 +3,7 @@ import DRV2605
 import DRV2605Simulator
 import HardwareAccess
 import HardwareAccessTesting
-import Haptics
+@testable import Haptics
 import Testing
 
 /// An engine on a simulated chip and a virtual clock.
@@ -390,5 +390,30 @@ struct EngineRig {
         rig.advance(.milliseconds(40))
         #expect(rig.chip.registers[0x0C] & 1 == 0, "GO still set past the deadline")
         #expect(rig.engine.powerState == .standby)
+    }
+}
+
+@Suite struct EngineLifetimeTests {
+    /// An engine on the real clock has a worker thread; letting go of the engine must free it (and
+    /// the GPIO lines its driver holds) at once, or the app's next request of the same line is
+    /// refused as busy. Before the fix the worker held the engine across its wait, up to 1 s.
+    @Test func anEngineLetGoIsFreedAtOnceDespiteItsWorkerThread() throws {
+        let chip = SimulatedDRV2605(clock: SystemClock.shared)
+        weak var weakEngine: HapticEngine?
+        do {
+            let engine = try HapticEngine(bus: chip, configuration: DRV2605Configuration(actuator: .lra),
+                                          clock: SystemClock.shared, options: .isolated)
+            weakEngine = engine
+            // Idle, nothing due soon: once the worker has gone to wait, it waits its longest (1 s).
+            let worker = try #require(engine.worker)
+            let parked = SystemClock.shared.now.advanced(by: .seconds(2))
+            while worker.waits.withLock({ $0 }) == 0, SystemClock.shared.now < parked { Thread.sleep(forTimeInterval: 0.001) }
+            #expect(worker.waits.withLock { $0 } > 0)
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        // The worker may be inside its timers at this instant; it must let go when they return.
+        let deadline = SystemClock.shared.now.advanced(by: .milliseconds(300))
+        while weakEngine != nil, SystemClock.shared.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(weakEngine == nil, "the engine outlived its last reference")
     }
 }

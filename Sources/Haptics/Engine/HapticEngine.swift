@@ -76,7 +76,7 @@ public final class HapticEngine: Sendable {
     public let clock: any HapticClock
     public let capabilities: Capabilities
     let core: Locked<EngineCore>
-    private let worker: EngineWorker?
+    let worker: EngineWorker?
 
     /// Starts the chip on `bus` and makes an engine for it.
     public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
@@ -251,15 +251,23 @@ public final class HapticEngine: Sendable {
 final class EngineWorker: Sendable {
     private let condition = NSCondition()
     private let state = Locked<(running: Bool, signalled: Bool)>((false, false))
+    /// Times the worker has gone to wait (tests use it to know the thread is parked).
+    let waits = Locked(0)
 
     func start(_ engine: HapticEngine) {
         state.withLock { $0.running = true }
         let thread = Thread { [weak engine, self] in
             while self.state.withLock({ $0.running }) {
-                guard let engine else { return }
-                let next = engine.runDueWork()
-                let clock = engine.clock
+                // The engine is held only while its timers run, never across the wait below: an
+                // app that lets go of its engine gets it (and its GPIO lines) released at once,
+                // not up to a second later (seen: the next request of the same line got EBUSY).
+                let due: (next: ClockInstant?, clock: any HapticClock)? = {
+                    guard let engine else { return nil }
+                    return (engine.runDueWork(), engine.clock)
+                }()
+                guard let (next, clock) = due else { return }
                 self.condition.lock()
+                self.waits.withLock { $0 += 1 }
                 let signalled = self.state.withLock { state -> Bool in
                     let value = state.signalled
                     state.signalled = false
