@@ -82,14 +82,7 @@ final class DeviceSession {
         let simulate = options.simulate || noBoard
         let clock: any HapticClock = simulate && options.virtualTime ? VirtualClock() : SystemClock.shared
         self.clock = clock
-        var simulatedPart = Part.drv2605L
-        if simulate {
-            let partName = options.simulatedPart == "drv2605l" ? (selected?.part?.description ?? "drv2605l") : options.simulatedPart
-            guard let part = Part(name: partName) else {
-                throw CLIError("--simulated-part must be drv2605l, drv2605, drv2604l or drv2604", exitCode: CLIError.usage)
-            }
-            simulatedPart = part
-        }
+        let simulatedPart = options.simulatedPart?.part ?? selected?.part ?? .drv2605L
 
         // The chips to open: the selected one, or every driver of the board.
         let drivers: [BoardFile.Driver?] = allDrivers && board != nil ? (board?.drivers ?? []).map { $0 } : [selected]

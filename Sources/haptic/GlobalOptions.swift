@@ -20,8 +20,8 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "With the simulated chip: run as fast as possible on a virtual clock (for scripts).")
     var virtualTime = false
 
-    @Option(help: "Simulated part: drv2605l, drv2605, drv2604l, drv2604.")
-    var simulatedPart: String = "drv2605l"
+    @Option(help: "Simulated part (default: the board file's, else drv2605l).")
+    var simulatedPart: SimulatedPartValue?
 
     @Option(help: "Actuator: with a board file, one of its actuator names (default: the board's default); without, lra or erm.")
     var actuator: String?

@@ -8,27 +8,20 @@ import LinuxHardware
 
 /// Options shared by the verbs that read pattern files.
 struct PatternOptions: ParsableArguments {
-    @Option(help: "Curve control-point times: automatic (detect absolute-time exporters), relative (Apple's rule) or absolute.")
-    var curveTimes: String = "automatic"
+    @Option(help: "Curve control-point times: automatic detects exporters that write absolute times; relative is Apple's rule.")
+    var curveTimes: CurveTimesValue = .automatic
     @Option(help: "Real-time playback updates a second.")
     var rate: Double = 200
-    @Option(help: "Rendering: automatic, realtime (one RTP stream) or rom (ROM clicks for transients).")
-    var strategy: String = "automatic"
+    @Option(help: "Rendering: realtime is one RTP stream, rom plays ROM clicks for transients.")
+    var strategy: StrategyValue = .automatic
 
     func read(_ path: String) throws -> PatternDocument {
-        guard let option = PatternFileReader.CurveTimeOption(rawValue: curveTimes.lowercased()) else {
-            throw CLIError("--curve-times must be automatic, relative or absolute", exitCode: CLIError.usage)
-        }
-        return try PatternFileReader.read(path: path, curveTimes: option)
+        try PatternFileReader.read(path: path, curveTimes: curveTimes.option)
     }
 
     func renderer() throws -> PatternRenderer {
         guard rate.isFinite, (50...5000).contains(rate) else { throw CLIError("--rate must be 50-5000 updates a second", exitCode: CLIError.usage) }
-        let strategies: [String: PatternRenderer.Strategy] = ["automatic": .automatic, "realtime": .realTime, "rom": .rom]
-        guard let chosen = strategies[strategy.lowercased()] else {
-            throw CLIError("--strategy must be automatic, realtime or rom", exitCode: CLIError.usage)
-        }
-        return PatternRenderer(rate: rate, strategy: chosen)
+        return PatternRenderer(rate: rate, strategy: strategy.strategy)
     }
 }
 
@@ -115,14 +108,14 @@ struct Render: ParsableCommand {
     @OptionGroup var patternOptions: PatternOptions
     @Argument(help: "The pattern file.") var file: String
     @Option(name: .shortAndLong, help: "Output: a .svg picture or a .csv table (time_s,intensity,sharpness,drive).") var output: String
-    @Option(help: "Actuator of the simulated chip: lra or erm.") var actuator: String = "lra"
+    @Option(help: "Actuator of the simulated chip.") var actuator: ActuatorValue = .lra
     @Flag(help: "Print a JSON summary.") var json = false
 
     func run() throws {
         try CLIError.reporting {
             let document = try patternOptions.read(file)
             let rendered = try patternOptions.renderer().render(document.pattern)
-            guard let type = ActuatorType(rawValue: actuator.lowercased()) else { throw CLIError("--actuator must be lra or erm", exitCode: CLIError.usage) }
+            let type = actuator.type
             // Play it on a simulated chip on a virtual clock and record the actuator.
             let clock = VirtualClock()
             let chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: type))

@@ -1,0 +1,54 @@
+import ArgumentParser
+import DRV2605
+import Haptics
+
+// The closed sets of values options take, as enums: argument-parser checks them and lists them
+// in `--help`, so no verb checks strings by hand.
+
+/// `--curve-times`: how curve control-point times are read.
+enum CurveTimesValue: String, CaseIterable, ExpressibleByArgument {
+    /// Detect exporters that write absolute times.
+    case automatic
+    /// Apple's rule: relative to the curve's own Time.
+    case relative
+    case absolute
+
+    var option: PatternFileReader.CurveTimeOption {
+        switch self {
+        case .automatic: return .automatic
+        case .relative: return .relative
+        case .absolute: return .absolute
+        }
+    }
+}
+
+/// `--strategy`: how a pattern is rendered for the chip.
+enum StrategyValue: String, CaseIterable, ExpressibleByArgument {
+    case automatic
+    /// One real-time (RTP) stream.
+    case realtime
+    /// ROM clicks for transients.
+    case rom
+
+    var strategy: PatternRenderer.Strategy {
+        switch self {
+        case .automatic: return .automatic
+        case .realtime: return .realTime
+        case .rom: return .rom
+        }
+    }
+}
+
+/// `--actuator` where no board file names actuators.
+enum ActuatorValue: String, CaseIterable, ExpressibleByArgument {
+    case lra, erm
+
+    var type: ActuatorType { self == .lra ? .lra : .erm }
+}
+
+/// `--simulated-part`: which member of the family the simulated chip is.
+enum SimulatedPartValue: String, CaseIterable, ExpressibleByArgument {
+    case drv2605l, drv2605, drv2604l, drv2604
+
+    var part: Part { Part(name: rawValue) ?? .drv2605L }
+}
