@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
+                "Haptics", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess", "HardwareAccessTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware",
+                "Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -67,20 +67,3 @@ public enum EffectLibrary: UInt8, CaseIterable, Sendable, Codable, CustomStringC
         }
     }
 }
-
-/// The two kinds of actuator the chip drives.
-public enum ActuatorType: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    /// Eccentric rotating mass: a DC motor with an off-centre weight.
-    case erm
-    /// Linear resonant actuator: a mass on a spring, driven at its resonance.
-    case lra
-    public var description: String { rawValue.uppercased() }
-}
-
-/// How the chip drives the actuator.
-public enum LoopMode: String, Sendable, Codable, CaseIterable {
-    /// Back-EMF feedback: automatic overdrive and braking, and for an LRA resonance tracking.
-    case closed
-    /// No feedback: full scale is OD_CLAMP; an LRA is driven at OL_LRA_PERIOD.
-    case open
-}

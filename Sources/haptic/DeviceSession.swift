@@ -3,6 +3,7 @@ import DRV2605Simulator
 import Dispatch
 import Foundation
 import HardwareAccess
+import HardwareAccessTesting
 import Haptics
 import LinuxHardware
 import Logging

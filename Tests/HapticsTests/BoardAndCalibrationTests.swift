@@ -2,6 +2,7 @@ import DRV2605
 import DRV2605Simulator
 import Foundation
 import HardwareAccess
+import HardwareAccessTesting
 import Haptics
 import Testing
 
