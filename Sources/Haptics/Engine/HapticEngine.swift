@@ -147,7 +147,7 @@ public final class HapticEngine: Sendable {
     }
 
     /// A generator that held the prepared state is gone; with no holder left the chip may sleep.
-    public func releasePreparation(holder: ObjectIdentifier) {
+    func releasePreparation(holder: ObjectIdentifier) {
         withCore { $0.release(holder: holder) }
         worker?.wake()
     }
@@ -203,28 +203,28 @@ public final class HapticEngine: Sendable {
     public func setMapping(_ mapping: FeedbackMapping) { withCore { $0.mapping = mapping } }
 
     /// For groups: whether a broadcast GO would play `feedback` here, and the bookkeeping after one.
-    public func readyForBroadcast(_ feedback: Feedback) -> Bool { withCore { $0.readyForBroadcast(feedback) } }
-    public func noteBroadcastTrigger(_ feedback: Feedback) {
+    func readyForBroadcast(_ feedback: Feedback) -> Bool { withCore { $0.readyForBroadcast(feedback) } }
+    func noteBroadcastTrigger(_ feedback: Feedback) {
         withCore { $0.noteBroadcastTrigger(feedback) }
         worker?.wake()
     }
     /// When the chip can start playing (after the wake delay once it left standby).
-    public var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
+    var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
 
     /// Hands the chip to a pattern player until `endExclusive`; stops whatever plays.
-    public func beginExclusive() -> UInt64 { withCore { $0.beginExclusive() } }
+    func beginExclusive() -> UInt64 { withCore { $0.beginExclusive() } }
 
     /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
     /// (a newer feedback preempted the player, or `stop()` was called).
-    public func withExclusive<T>(_ token: UInt64, _ body: (EngineDriver) throws -> T) throws -> T? {
+    func withExclusive<T>(_ token: UInt64, _ body: (EngineDriver) throws -> T) throws -> T? {
         try core.withLock { core in core.owns(token) ? try body(core.driver) : nil }
     }
 
     /// Whether `token` still owns the chip.
-    public func owns(_ token: UInt64) -> Bool { withCore { $0.owns(token) } }
+    func owns(_ token: UInt64) -> Bool { withCore { $0.owns(token) } }
 
     /// Gives the chip back after exclusive playback: output zero, back to standby.
-    public func endExclusive(_ token: UInt64) {
+    func endExclusive(_ token: UInt64) {
         withCore { $0.endExclusive(token) }
         worker?.wake()
     }

@@ -27,37 +27,55 @@ public class FeedbackGenerator: @unchecked Sendable {
 
 /// A collision, as `UIImpactFeedbackGenerator`.
 public final class ImpactFeedbackGenerator: FeedbackGenerator, @unchecked Sendable {
+    /// How heavy the colliding objects feel (light, medium, heavy, soft, rigid).
     public let style: ImpactStyle
+    /// A generator of `style` impacts on `engine` (default: `HapticEngine.shared`).
     public init(style: ImpactStyle = .medium, engine: HapticEngine? = nil) {
         self.style = style
         super.init(engine: engine)
     }
-    /// Readies the chip for an impact in the next few seconds.
+    /// Readies the chip for an impact in the next few seconds, so that the impact is one bus
+    /// write (or one IN/TRIG edge) instead of a wake and a load.
     public func prepare() { prepare(for: .impact(style)) }
+    /// Plays the impact now, at full intensity. Never throws: what cannot be played is dropped
+    /// with one log line (the engine's `play` returns why, for callers that need to know).
     public func impactOccurred() { fire(.impact(style)) }
-    /// `intensity` 0...1 (clamped).
+    /// Plays the impact now at `intensity` 0...1 (clamped): a weaker ROM variant where TI has
+    /// one, otherwise a scaled real-time waveform.
     public func impactOccurred(intensity: Double) { fire(.impact(style, intensity: intensity)) }
 }
 
 /// Movement through discrete values, as `UISelectionFeedbackGenerator`. Play it when the
 /// selection changes, not when it is confirmed.
 public final class SelectionFeedbackGenerator: FeedbackGenerator, @unchecked Sendable {
+    /// A generator on `engine` (default: `HapticEngine.shared`).
     public override init(engine: HapticEngine? = nil) { super.init(engine: engine) }
+    /// Readies the chip for the next selection change (a picker starting to move).
     public func prepare() { prepare(for: .selection) }
+    /// One light tick for a changed selection. Changes closer together than the policy's
+    /// selection interval are coalesced, so a fast-spinning picker does not turn into a buzz.
     public func selectionChanged() { fire(.selection) }
 }
 
 /// The outcome of a task, as `UINotificationFeedbackGenerator`.
 public final class NotificationFeedbackGenerator: FeedbackGenerator, @unchecked Sendable {
+    /// A generator on `engine` (default: `HapticEngine.shared`).
     public override init(engine: HapticEngine? = nil) { super.init(engine: engine) }
+    /// Readies the chip for a notification in the next few seconds (success is preloaded; the
+    /// others need one more write when they come).
     public func prepare() { prepare(for: .notification(.success)) }
+    /// Plays the pattern for `type`: success, warning or error, each distinct by rhythm.
     public func notificationOccurred(_ type: NotificationType) { fire(.notification(type)) }
 }
 
 /// Drawing-canvas events, as `UICanvasFeedbackGenerator`.
 public final class CanvasFeedbackGenerator: FeedbackGenerator, @unchecked Sendable {
+    /// A generator on `engine` (default: `HapticEngine.shared`).
     public override init(engine: HapticEngine? = nil) { super.init(engine: engine) }
+    /// Readies the chip for a snap to a guide.
     public func prepare() { prepare(for: .alignment) }
+    /// A dragged item snapped to a guide or another item.
     public func alignmentOccurred() { fire(.alignment) }
+    /// A drawn path was closed or finished.
     public func pathCompleted() { fire(.pathCompleted) }
 }

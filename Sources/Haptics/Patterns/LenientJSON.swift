@@ -1,5 +1,5 @@
 /// A JSON value with where it came from, for error messages that point into the file.
-public indirect enum JSONValue: Sendable, Equatable {
+indirect enum JSONValue: Sendable, Equatable {
     case object([(key: String, value: JSONValue)], line: Int)
     case array([JSONValue], line: Int)
     case string(String, line: Int)
@@ -7,7 +7,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     case bool(Bool, line: Int)
     case null(line: Int)
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case let (.object(a, _), .object(b, _)): return a.map(\.key) == b.map(\.key) && a.map(\.value) == b.map(\.value)
         case let (.array(a, _), .array(b, _)): return a == b
@@ -19,7 +19,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
-    public var line: Int {
+    var line: Int {
         switch self {
         case let .object(_, line), let .array(_, line), let .string(_, line), let .number(_, line), let .bool(_, line): return line
         case let .null(line): return line
@@ -27,12 +27,12 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// The member named `key` (the last one if repeated), for objects.
-    public subscript(key: String) -> JSONValue? {
+    subscript(key: String) -> JSONValue? {
         guard case let .object(members, _) = self else { return nil }
         return members.last { $0.key == key }?.value
     }
 
-    public var typeName: String {
+    var typeName: String {
         switch self {
         case .object: return "an object"
         case .array: return "an array"
@@ -55,14 +55,14 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// A JSON reader that accepts what real haptic files contain — trailing commas before `]` or `}` —
 /// and is strict about everything else, reporting the line and column of the first problem.
 /// Nesting and size are bounded so a hostile file cannot exhaust the stack or memory.
-public struct LenientJSONReader {
-    public static let maximumDepth = 64
+struct LenientJSONReader {
+    static let maximumDepth = 64
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
     private var lineStart = 0
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var reader = LenientJSONReader(bytes: bytes)
         reader.skipByteOrderMark()
         reader.skipWhitespace()
