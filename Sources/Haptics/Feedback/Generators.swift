@@ -40,8 +40,8 @@ public final class ImpactFeedbackGenerator: FeedbackGenerator, @unchecked Sendab
     /// Plays the impact now, at full intensity. Never throws: what cannot be played is dropped
     /// with one log line (the engine's `play` returns why, for callers that need to know).
     public func impactOccurred() { fire(.impact(style)) }
-    /// Plays the impact now at `intensity` 0...1 (clamped): a weaker ROM variant where TI has
-    /// one, otherwise a scaled real-time waveform.
+    /// Plays the impact now at `intensity` 0...1 (clamped); below full intensity the mapping
+    /// plays a scaled waveform (see the README's mapping table).
     public func impactOccurred(intensity: Double) { fire(.impact(style, intensity: intensity)) }
 }
 
