@@ -1,0 +1,132 @@
+import HardwareAccess
+
+// Auto-calibration, diagnostics, live measurements, the register dump and OTP.
+extension DRV2605Driver {
+    /// Runs auto-calibration with the configured inputs and returns (and adopts) the results.
+    ///
+    /// GO is polled with a deadline from AUTO_CAL_TIME; DIAG_RESULT is read only after GO has
+    /// cleared; a failed read is an error, never a pass. The chip ends in standby.
+    public func calibrate(progress: ((Duration) -> Void)? = nil) throws(DRV2605Error) -> CalibrationValues {
+        guard part != nil else { throw .notStarted }
+        try ensureEnabled()
+        try writeConfiguration(mode: ModeRegister(mode: .autoCalibration), slots: loadedSlots ?? [])
+        let maximum: Duration = [.milliseconds(350), .milliseconds(450), .milliseconds(700), .milliseconds(1200)][Int(configuration.autoCalibrationTime & 3)]
+        let result = try runRoutine(deadline: maximum + .milliseconds(300), progress: progress)
+        let values: CalibrationValues
+        do throws(DRV2605Error) {
+            guard !result.diagnosticFailed else {
+                throw .calibrationFailed("DIAG_RESULT = 1 (the routine did not converge)")
+            }
+            let bytes = try readBurst(.autoCalibrationCompensation, count: 9)
+            values = CalibrationValues(compensation: bytes[0], backEMF: bytes[1],
+                                       backEMFGain: FeedbackControlRegister(rawValue: bytes[2]).backEMFGain,
+                                       lraPeriod: configuration.actuator == .lra ? bytes[8] & 0x7F : nil)
+        } catch {
+            try? enterStandby()
+            throw error
+        }
+        // A chip that cannot be put back in standby is reported, not left awake in silence.
+        try enterStandby()
+        configuration.calibration = values
+        return values
+    }
+
+    /// The outcome of the chip's actuator diagnostic.
+    public enum DiagnosticVerdict: String, Sendable, Equatable {
+        /// The actuator is connected and behaves.
+        case fine
+        /// DIAG_RESULT set without over-current: open circuit, missing actuator or out-of-range back-EMF.
+        case openOrOutOfRange
+        /// Over-current during the routine: the actuator or its wiring is shorted.
+        case shorted
+        /// GO never cleared.
+        case timedOut
+    }
+
+    /// Runs the diagnostic routine (MODE 6) and gives a plain verdict; the chip ends in standby.
+    public func diagnose() throws(DRV2605Error) -> DiagnosticVerdict {
+        guard part != nil else { throw .notStarted }
+        try ensureEnabled()
+        try write(.mode, ModeRegister(mode: .diagnostics).rawValue)
+        noteStandby(false)
+        mode = .diagnostics
+        let status: StatusRegister
+        do {
+            status = try runRoutine(deadline: .milliseconds(1275), progress: nil)
+        } catch {
+            try? enterStandby()
+            if case .timeout = error { return .timedOut }
+            throw error
+        }
+        // A chip that cannot be put back in standby is reported, not left awake in silence.
+        try enterStandby()
+        if status.overCurrent { return .shorted }
+        return status.diagnosticFailed ? .openOrOutOfRange : .fine
+    }
+
+    /// Starts the diagnostic or calibration routine and polls GO until it clears. On any failure
+    /// (a bus error, the deadline) the routine is cancelled and the chip put in standby, so the
+    /// actuator is never left driven.
+    func runRoutine(deadline: Duration, progress: ((Duration) -> Void)?) throws(DRV2605Error) -> StatusRegister {
+        let start = clock.now
+        let end = start.advanced(by: deadline)
+        do throws(DRV2605Error) {
+            try write(.go, 1)
+            while true {
+                clock.sleep(until: min(end, clock.now.advanced(by: options.pollInterval * 4)))
+                if try !isBusy() { break }
+                progress?(clock.now.duration(since: start))
+                guard clock.now < end else { throw DRV2605Error.timeout("the \(mode) routine did not finish within \(deadline)") }
+            }
+            return StatusRegister(rawValue: try read(.status))
+        } catch {
+            stopQuietly()
+            try? enterStandby()
+            throw error
+        }
+    }
+
+    /// Supply voltage from VBAT. The chip updates it only while driving; idle it may read 0.
+    public func supplyVolts() throws(DRV2605Error) -> Double {
+        ActuatorEquations.supplyVolts(register: try read(.supplyVoltage))
+    }
+
+    /// LRA resonance from LRA_PERIOD (valid while driving an LRA).
+    public func measuredResonanceHz() throws(DRV2605Error) -> Double? {
+        ActuatorEquations.frequency(periodField: try read(.lraResonancePeriod))
+    }
+
+    /// Live readouts that the chip only updates while it drives: plays a buzz, reads VBAT and
+    /// LRA_PERIOD in one transaction after `settle`, then stops and returns to standby.
+    public func measureWhileDriving(settle: Duration = .milliseconds(50)) throws(DRV2605Error) -> (supplyVolts: Double, resonanceHz: Double?) {
+        try requireROM()
+        try play(WaveformSequence(.buzz100))
+        clock.sleep(for: settle)
+        let bytes: [UInt8]
+        do { bytes = try readBurst(.supplyVoltage, count: 2) } catch { stopQuietly(); throw error }
+        try stop()
+        try enterStandby()
+        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: bytes[1]) : nil
+        return (ActuatorEquations.supplyVolts(register: bytes[0]), resonance)
+    }
+
+    /// Registers 0x00–0x22 in one read (note: reading STATUS clears its latched flags).
+    public func dumpRegisters() throws(DRV2605Error) -> [UInt8] {
+        try readBurst(.status, count: Int(Register.last) + 1)
+    }
+
+    /// Burns RATED_VOLTAGE, OD_CLAMP, A_CAL_COMP, A_CAL_BEMF and FEEDBACK_CONTROL into the chip's
+    /// one-time-programmable memory. Irreversible; the caller must have asked the user.
+    public func programOTP(confirmed: Bool) throws(DRV2605Error) {
+        guard confirmed else { throw .invalidArgument("OTP programming is irreversible and needs explicit confirmation") }
+        guard configuration.calibration != nil else { throw .invalidArgument("calibrate before burning OTP") }
+        try ensureEnabled()
+        try write(.mode, ModeRegister(mode: .internalTrigger).rawValue)
+        noteStandby(false)
+        var control4 = configuration.control4
+        control4.otpProgram = true
+        try write(.control4, control4.rawValue)
+        clock.sleep(for: .milliseconds(10))
+        try enterStandby()
+    }
+}
