@@ -24,8 +24,14 @@ public final class LinuxI2CBus: I2CBus {
     /// in each message, so with it one check per address is enough.
     private var verified: Set<I2CAddress> = []
 
-    /// Opens a bus by path (`/dev/i2c-1`) or number (`1`).
-    public init(_ pathOrNumber: String, force: Bool = false, system: any LinuxSystemCalls = LiveSystemCalls.shared) throws(I2CError) {
+    /// Opens a bus by path (`/dev/i2c-1`) or number (`1`). `force` claims an address even when a
+    /// kernel driver owns it (I2C_SLAVE_FORCE): only for when you know that driver is idle.
+    public convenience init(_ pathOrNumber: String, force: Bool = false) throws(I2CError) {
+        try self.init(pathOrNumber, force: force, system: LiveSystemCalls.shared)
+    }
+
+    /// The same on any system-call seam (tests pass a mock).
+    init(_ pathOrNumber: String, force: Bool = false, system: any LinuxSystemCalls) throws(I2CError) {
         let path = LinuxI2CBus.resolvePath(pathOrNumber)
         self.path = path
         self.force = force

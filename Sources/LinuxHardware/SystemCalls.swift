@@ -1,11 +1,12 @@
 import CLinuxHardware
 
 /// The system calls LinuxHardware makes, behind one seam so tests can check the exact requests
-/// and struct bytes and inject any errno — swift-system's syscall mocking is the model.
+/// and struct bytes and inject any errno — swift-system's syscall mocking is the model, and like
+/// swift-system's the seam is internal: tests reach it with `@testable import`.
 ///
 /// Every method returns what the C call returns; on failure the errno is in `lastErrno`, read
 /// right after the call on the same thread.
-public protocol LinuxSystemCalls: AnyObject {
+protocol LinuxSystemCalls: AnyObject {
     func open(_ path: String, flags: CInt) -> CInt
     func close(_ fd: CInt) -> CInt
     /// `ioctl` with an integer argument (I2C_SLAVE, I2C_SLAVE_FORCE).
@@ -22,40 +23,40 @@ public protocol LinuxSystemCalls: AnyObject {
 }
 
 /// The real calls: libc and libi2c.
-public final class LiveSystemCalls: LinuxSystemCalls, Sendable {
-    public init() {}
-    public static let shared = LiveSystemCalls()
+final class LiveSystemCalls: LinuxSystemCalls, Sendable {
+    init() {}
+    static let shared = LiveSystemCalls()
 
-    public func open(_ path: String, flags: CInt) -> CInt { clh_open(path, flags) }
-    public func close(_ fd: CInt) -> CInt { CLinuxHardware.close(fd) }
-    public func ioctl(_ fd: CInt, request: UInt, value: UInt) -> CInt { clh_ioctl_ulong(fd, request, value) }
-    public func ioctl(_ fd: CInt, request: UInt, pointer: UnsafeMutableRawPointer) -> CInt {
+    func open(_ path: String, flags: CInt) -> CInt { clh_open(path, flags) }
+    func close(_ fd: CInt) -> CInt { CLinuxHardware.close(fd) }
+    func ioctl(_ fd: CInt, request: UInt, value: UInt) -> CInt { clh_ioctl_ulong(fd, request, value) }
+    func ioctl(_ fd: CInt, request: UInt, pointer: UnsafeMutableRawPointer) -> CInt {
         clh_ioctl_ptr(fd, request, pointer)
     }
-    public func smbusWriteBlock(_ fd: CInt, command: UInt8, bytes: [UInt8]) -> CInt {
+    func smbusWriteBlock(_ fd: CInt, command: UInt8, bytes: [UInt8]) -> CInt {
         bytes.withUnsafeBufferPointer { buffer in
             i2c_smbus_write_i2c_block_data(fd, command, UInt8(truncatingIfNeeded: buffer.count), buffer.baseAddress)
         }
     }
-    public func smbusReadBlock(_ fd: CInt, command: UInt8, into buffer: inout [UInt8]) -> CInt {
+    func smbusReadBlock(_ fd: CInt, command: UInt8, into buffer: inout [UInt8]) -> CInt {
         let count = buffer.count
         return buffer.withUnsafeMutableBufferPointer { pointer in
             i2c_smbus_read_i2c_block_data(fd, command, UInt8(truncatingIfNeeded: count), pointer.baseAddress)
         }
     }
-    public func smbusWriteByte(_ fd: CInt, value: UInt8) -> CInt { i2c_smbus_write_byte(fd, value) }
-    public var lastErrno: CInt { clh_errno() }
+    func smbusWriteByte(_ fd: CInt, value: UInt8) -> CInt { i2c_smbus_write_byte(fd, value) }
+    var lastErrno: CInt { clh_errno() }
 }
 
 /// Kernel constants from <linux/i2c-dev.h> and <linux/i2c.h>, spelled once.
-public enum LinuxI2CConstants {
-    public static let slave = UInt(I2C_SLAVE)
-    public static let slaveForce = UInt(I2C_SLAVE_FORCE)
-    public static let rdwr = UInt(I2C_RDWR)
-    public static let funcs = UInt(I2C_FUNCS)
-    public static let messageRead = UInt16(I2C_M_RD)
-    public static let functionalityI2C = UInt(I2C_FUNC_I2C)
-    public static let functionalitySMBusBlock = UInt(I2C_FUNC_SMBUS_I2C_BLOCK)
+enum LinuxI2CConstants {
+    static let slave = UInt(I2C_SLAVE)
+    static let slaveForce = UInt(I2C_SLAVE_FORCE)
+    static let rdwr = UInt(I2C_RDWR)
+    static let funcs = UInt(I2C_FUNCS)
+    static let messageRead = UInt16(I2C_M_RD)
+    static let functionalityI2C = UInt(I2C_FUNC_I2C)
+    static let functionalitySMBusBlock = UInt(I2C_FUNC_SMBUS_I2C_BLOCK)
     /// The kernel refuses I2C_RDWR with more messages than this.
-    public static let maxMessages = 42
+    static let maxMessages = 42
 }

@@ -1,6 +1,6 @@
 import CLinuxHardware
 import HardwareAccess
-import LinuxHardware
+@testable import LinuxHardware
 import Testing
 
 @Suite struct LinuxI2CBusTests {

@@ -1,5 +1,5 @@
 import CLinuxHardware
-import LinuxHardware
+@testable import LinuxHardware
 
 /// A scripted `LinuxSystemCalls`: records every call with its decoded arguments and fails the
 /// calls it is told to, with the errno it is told to.
