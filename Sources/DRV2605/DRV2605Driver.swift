@@ -290,7 +290,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
     }
 
     func write(_ register: Register, _ value: UInt8) throws(DRV2605Error) {
-        do { try bus.write(to: address, [register.rawValue, value]) } catch { throw .bus(error) }
+        do { try bus.write(to: address, register.write(value)) } catch { throw .bus(error) }
     }
 
     func writeBurst(_ register: Register, _ values: [UInt8]) throws(DRV2605Error) {

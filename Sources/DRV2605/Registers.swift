@@ -30,6 +30,11 @@ public enum Register: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case supplyVoltage = 0x21
     case lraResonancePeriod = 0x22
 
+    /// The bytes of one write of `value` to this register (the register address, then the value),
+    /// for writes that do not go through a driver: a GO broadcast through a multiplexer to
+    /// several chips at once is `Register.go.write(1)`.
+    public func write(_ value: UInt8) -> [UInt8] { [rawValue, value] }
+
     /// The datasheet's short name, as `i2cdump`-style output and traces print it.
     public var description: String {
         switch self {

@@ -348,15 +348,15 @@ extension HapticBench {
         let allChannels = UInt8((1 << groupSize) - 1)
         var result: [String: Any] = ["chips": groupSize,
                                      "computedOneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6]
-        for (name, group) in [("broadcast", HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, [0x0C, 0x01], mask: allChannels) }),
+        for (name, group) in [("broadcast", HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, Register.go.write(1), mask: allChannels) }),
                               ("sequential", HapticGroup(engines: engines, clock: clock))] {
             clock.advance(by: .seconds(3))
             for engine in engines { engine.runDueWork() }
             monitored.clearLog()
             group.play(.impact(.heavy))
             let log = monitored.log
-            let first = log.firstIndex { $0.written == [0x0C, 0x01] } ?? 0
-            let last = log.lastIndex { $0.written == [0x0C, 0x01] } ?? 0
+            let first = log.firstIndex { $0.written == Register.go.write(1) } ?? 0
+            let last = log.lastIndex { $0.written == Register.go.write(1) } ?? 0
             let between = last > first ? Array(log[(first + 1)...last]) : []
             let bytes = between.reduce(0) { $0 + $1.wireBytes }
             let seconds = I2CWire.seconds(wireBytes: bytes, transactions: between.count, clockHz: 400_000)

@@ -178,7 +178,7 @@ final class DeviceSession {
         if onOneMux, let mux = muxes.first {
             let mask = drivers.compactMap { $0?.mux?.channel }.reduce(UInt8(0)) { $0 | (UInt8(1) << UInt8($1)) }
             let target = addressOverride ?? .drv2605
-            group = HapticGroup(engines: opened.map(\.engine), clock: clock) { try mux.broadcast(to: target, [0x0C, 0x01], mask: mask) }
+            group = HapticGroup(engines: opened.map(\.engine), clock: clock) { try mux.broadcast(to: target, Register.go.write(1), mask: mask) }
         } else {
             group = HapticGroup(engines: opened.map(\.engine), clock: clock)
         }

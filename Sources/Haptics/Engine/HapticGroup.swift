@@ -12,7 +12,7 @@ public final class HapticGroup: Sendable {
     private let broadcast: (@Sendable () throws -> Void)?
 
     /// - Parameter broadcast: writes GO = 1 to every chip at once, e.g.
-    ///   `{ try mux.broadcast(to: .drv2605, [0x0C, 0x01], mask: 0x0F) }`.
+    ///   `{ try mux.broadcast(to: .drv2605, Register.go.write(1), mask: 0x0F) }`.
     public init(engines: [HapticEngine], clock: any HapticClock, broadcast: (@Sendable () throws -> Void)? = nil) {
         self.engines = engines
         self.clock = clock
