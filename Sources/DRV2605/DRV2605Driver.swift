@@ -21,6 +21,10 @@ public final class DRV2605Driver<Bus: I2CBus> {
         public var resetFirstPoll: Duration = .milliseconds(2)
         /// Between polls of GO and of DEV_RESET.
         public var pollInterval: Duration = .milliseconds(5)
+        /// How long start-up keeps asking a chip that does not acknowledge: one that is still
+        /// resetting (a DEV_RESET whose acknowledge was lost, a previous run's reset) answers
+        /// within milliseconds. An absent chip costs this much before it is reported.
+        public var startupAnswerDeadline: Duration = .milliseconds(20)
         /// Added to a sequence's estimated length to make its completion deadline.
         public var completionMargin: Duration = .milliseconds(500)
         /// Whether registers keep their values while EN is low. UNCONFIRMED (Linux assumes so);
@@ -110,7 +114,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
     @discardableResult
     public func start() throws(DRV2605Error) -> Part {
         try setEnable(true)
-        let found = try identify()
+        let found = try identifyAllowingAReset()
         try configuration.validate(for: found)
         if options.resetAtStart { try reset() }
         try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
@@ -127,6 +131,20 @@ public final class DRV2605Driver<Bus: I2CBus> {
         }
         part = found
         return found
+    }
+
+    /// `identify()`, asking again while the chip does not acknowledge, until
+    /// `startupAnswerDeadline`.
+    private func identifyAllowingAReset() throws(DRV2605Error) -> Part {
+        let deadline = clock.now.advanced(by: options.startupAnswerDeadline)
+        while true {
+            do {
+                return try identify()
+            } catch {
+                guard case let .bus(busError) = error, busError.kind == .noAcknowledge, clock.now < deadline else { throw error }
+                clock.sleep(for: options.pollInterval)
+            }
+        }
     }
 
     /// DEV_RESET, then polls MODE until the bit clears. The chip may NACK while it resets, so

@@ -357,25 +357,6 @@ struct Rig {
 }
 
 @Suite struct FaultInjectionMatrixTests {
-    /// A NACK or EIO at every transaction of start-up: a typed error, no crash, and the next start succeeds.
-    @Test(arguments: [I2CError.Kind.noAcknowledge, .busError])
-    func startupRecoversFromAFaultAtEveryTransaction(kind: I2CError.Kind) throws {
-        for index in 0..<5 {
-            let rig = Rig()
-            rig.chip.injectFault(.fail(kind), atTransaction: index)
-            var failed = false
-            do { try rig.driver.start() } catch {
-                failed = true
-                #expect(error.busErrorKind == kind || error.busErrorKind == .noAcknowledge)
-            }
-            // Index 2 is the reset poll, which tolerates NACKs and bus errors and polls again.
-            #expect(failed == (index != 2), "fault at transaction \(index)")
-            try rig.driver.start()
-            try rig.driver.playAndWait(WaveformSequence(.strongClick100))
-            #expect(rig.chip.output.level(at: rig.clock.now) == 0)
-        }
-    }
-
     @Test func playbackFaultLeavesTheActuatorStopped() throws {
         for index in 0..<3 {
             let rig = Rig()
@@ -445,5 +426,27 @@ struct Rig {
         _ = try rig.driver.snapshot()
         #expect(rig.driver.resetsDetected == 1)
         #expect(rig.chip.registers[0x01] & 0x40 == 0, "the chip was not woken again after the reset")
+    }
+}
+
+@Suite struct StartupAnswerTests {
+    /// A chip still resetting (its DEV_RESET acknowledge was lost, and the caller started again
+    /// at once) NACKs for a millisecond: start-up asks again instead of failing.
+    @Test func startupWaitsForAChipThatIsStillResetting() throws {
+        let rig = Rig()
+        try rig.chip.write(to: .drv2605, Register.mode.write(0x80)) // DEV_RESET
+        #expect(throws: I2CError.self) { try rig.chip.readRegister(0x00, at: .drv2605) }
+        #expect(try rig.driver.start() == .drv2605L)
+    }
+
+    /// An absent chip is still reported, once the answer deadline has passed.
+    @Test func anAbsentChipIsReportedAfterTheAnswerDeadline() throws {
+        let rig = Rig()
+        rig.chip.disconnected = true
+        let start = rig.clock.now
+        #expect { try rig.driver.start() } throws: { ($0 as? DRV2605Error)?.busErrorKind == .noAcknowledge }
+        let waited = rig.clock.now.duration(since: start)
+        #expect(waited >= DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options().startupAnswerDeadline)
+        #expect(waited < .milliseconds(100))
     }
 }

@@ -236,3 +236,41 @@ let faultedOperations: [FaultedOperation] = [
         }
     }
 }
+
+/// Start-up (creating an engine: identify, reset, configuration, standby) with each of its
+/// transactions failed in turn: the caller gets the error or a started engine, nothing drives the
+/// actuator, and a second start-up on the same bus works.
+@Suite struct StartupFaultMatrixTests {
+    @Test(arguments: FaultMatrixTests.faultKinds)
+    func everyStartupTransactionFailedInTurn(kind: FaultInjectingBus<AnyI2CBus>.Fault) throws {
+        func start(_ bus: FaultInjectingBus<AnyI2CBus>, _ clock: VirtualClock) throws -> HapticEngine {
+            try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+                             clock: clock, options: .isolated)
+        }
+        let cleanClock = VirtualClock()
+        let clean = FaultInjectingBus(AnyI2CBus(SimulatedDRV2605(clock: cleanClock)))
+        _ = try start(clean, cleanClock)
+        let transactions = clean.count
+        #expect(transactions >= 5)
+        for index in 0..<transactions {
+            let clock = VirtualClock()
+            let chip = SimulatedDRV2605(clock: clock)
+            let bus = FaultInjectingBus(AnyI2CBus(chip))
+            bus.inject(kind, at: index)
+            let started = try? start(bus, clock)
+            #expect(bus.fired == [index])
+            chip.advance()
+            #expect(chip.registers[0x0C] & 1 == 0 && chip.output.peak(from: .zero, to: clock.now.advanced(by: .milliseconds(50))) == 0,
+                    "\(kind) at start-up transaction \(index): the actuator was driven")
+            if let started {
+                // Carried on (a NACK while the chip resets is retried): it must really be configured.
+                #expect(chip.registers[0x16] == 0x53 && chip.registers[0x01] & 0x40 != 0,
+                        "\(kind) at start-up transaction \(index): started without the configuration or standby")
+                #expect(started.play(.impact(.heavy)) == .played)
+            }
+            let again: HapticEngine
+            do { again = try start(bus, clock) } catch { Issue.record("\(kind) at \(index): \(error)"); continue }
+            #expect(again.play(.impact(.heavy)) == .played, "\(kind) at \(index): a second start-up did not recover")
+        }
+    }
+}
