@@ -38,6 +38,7 @@ let package = Package(
         // Test doubles are a product, as swift-nio ships NIOEmbedded: apps test their own code with them.
         .library(name: "DRV2605Simulator", targets: ["DRV2605Simulator"]),
         .library(name: "HardwareAccessTesting", targets: ["HardwareAccessTesting"]),
+        .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
         .executable(name: "haptic", targets: ["haptic"]),
         .executable(name: "haptic-bench", targets: ["haptic-bench"]),
     ],
@@ -79,6 +80,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "HapticsTesting",
+            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "haptic",
             dependencies: [
@@ -91,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware",
+                "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -105,7 +111,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsTests",
-            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
+            dependencies: ["Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -5,6 +5,7 @@ import Foundation
 import HardwareAccess
 import HardwareAccessTesting
 import Haptics
+import HapticsTesting
 import LinuxHardware
 
 /// `haptic-bench`: what each feedback costs on the bus and the CPU, measured on the simulated
@@ -53,54 +54,43 @@ struct HapticBench: ParsableCommand {
         return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)])
     }
 
-    func engine(enable: Bool = false, trigger: Bool = false) throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
-        let clock = VirtualClock()
-        let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
-        chip.keepsTrace = false
-        let options = benchOptions
-        let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
-                                      enableLine: enable ? chip.makeEnableLine() : nil, triggerLine: trigger ? chip.makeTriggerLine() : nil,
-                                      clock: clock, options: options)
-        return (engine, chip, clock)
-    }
-
-    func settle(_ engine: HapticEngine, _ clock: VirtualClock, _ duration: Duration) {
-        let end = clock.now.advanced(by: duration)
-        while let next = engine.runDueWork(), next <= end { clock.advance(to: next) }
-        clock.advance(to: end)
-        engine.runDueWork()
+    /// An engine on the simulated chip (no trace kept) with the benchmark's options.
+    func rig(enable: Bool = false, trigger: Bool = false) throws -> EngineRig {
+        let rig = try EngineRig(enable: enable, trigger: trigger, options: benchOptions)
+        rig.chip.keepsTrace = false
+        return rig
     }
 
     func run() throws {
         var rows: [[String: Any]] = []
-        let (initEngine, _, _) = try engine()
-        let initCost = initEngine.statistics.bus
+        let initCost = try rig().engine.statistics.bus
         for kind in FeedbackKind.all {
             let feedback = Feedback(kind: kind)
             // Prepared.
-            let (engine, _, clock) = try engine()
+            let prepared = try rig()
+            let engine = prepared.engine
             engine.prepare(feedback)
-            settle(engine, clock, .milliseconds(50))
+            prepared.advance(.milliseconds(50))
             engine.play(feedback)
-            let prepared = engine.statistics.lastTrigger
-            settle(engine, clock, .seconds(3))
+            let preparedCost = engine.statistics.lastTrigger
+            prepared.advance(.seconds(3))
             // Standby: an unprepared trigger; how long the chip stays out of standby for it.
             let awakeBefore = engine.statistics.awakeSeconds
             engine.play(feedback)
             let standby = engine.statistics.lastTrigger
-            settle(engine, clock, .seconds(3))
+            prepared.advance(.seconds(3))
             let awake = engine.statistics.awakeSeconds - awakeBefore
             // Shutdown (EN wired, idle past the shutdown delay).
-            let (enEngine, _, enClock) = try self.engine(enable: true)
-            settle(enEngine, enClock, .seconds(40))
-            enEngine.play(feedback)
-            let shutdown = enEngine.statistics.lastTrigger
+            let enabled = try rig(enable: true)
+            enabled.advance(.seconds(40))
+            enabled.engine.play(feedback)
+            let shutdown = enabled.engine.statistics.lastTrigger
             // IN/TRIG wired and prepared.
-            let (pinEngine, _, pinClock) = try self.engine(trigger: true)
-            pinEngine.prepare(feedback)
-            settle(pinEngine, pinClock, .milliseconds(50))
-            pinEngine.play(feedback)
-            let pin = pinEngine.statistics.lastTrigger
+            let pinned = try rig(trigger: true)
+            pinned.engine.prepare(feedback)
+            pinned.advance(.milliseconds(50))
+            pinned.engine.play(feedback)
+            let pin = pinned.engine.statistics.lastTrigger
             let duration = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0
             func cost(_ counters: BusCounters) -> [String: Any] {
                 ["transactions": counters.transactions, "bytes": counters.wireBytes,
@@ -108,15 +98,15 @@ struct HapticBench: ParsableCommand {
                  "computedBusMicroseconds400kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 400_000) * 1e6]
             }
             rows.append(["feedback": kind.name,
-                         "prepared": cost(prepared), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
+                         "prepared": cost(preparedCost), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
                          "awakeSeconds": awake, "effectSeconds": duration])
         }
         // CPU per prepared trigger, on the simulated chip and on a bare register file (the engine
         // and driver alone, without the simulator's timing model and actuator record).
-        let (simulatedEngine, _, simulatedClock) = try engine()
-        let (median, p99) = timePreparedTriggers(simulatedEngine, simulatedClock)
+        let simulated = try rig()
+        let (median, p99) = timePreparedTriggers(simulated.engine, simulated.clock)
         let bareClock = VirtualClock()
-        let bare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+        let bare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
                                     clock: bareClock, options: benchOptions)
         let (bareMedian, bareP99) = timePreparedTriggers(bare, bareClock)
         let heavy = rows.first { ($0["feedback"] as? String) == "impact-heavy" }
@@ -225,7 +215,7 @@ extension HapticBench {
             let clock = SystemClock.shared
             let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
             chip.keepsTrace = false
-            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.typicalLRA),
                                           clock: clock, options: benchOptions)
             let perSecond = Int(rate)
             let samples = (0..<perSecond).map { 0.5 + 0.4 * sin(Double($0) * 0.7) }
@@ -342,7 +332,7 @@ extension HapticBench {
         var engines: [HapticEngine] = []
         for channel in 0..<groupSize {
             guard let bus = tca.channel(channel) else { continue }
-            engines.append(try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+            engines.append(try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
                                             clock: clock, options: benchOptions))
         }
         let allChannels = UInt8((1 << groupSize) - 1)

@@ -56,7 +56,7 @@ final class DeviceSession {
             guard let type = ActuatorType(rawValue: (options.actuator ?? "lra").lowercased()) else {
                 throw CLIError("--actuator must be lra or erm without a board file, not '\(options.actuator ?? "")'", exitCode: CLIError.usage)
             }
-            actuatorSpecification = Self.typicalActuator(type)
+            actuatorSpecification = ActuatorSpecification.typical(type)
             configuration = try DRV2605Configuration(actuatorSpecification, library: type == .erm ? .ermB : nil)
         }
         boardDriver = selected
@@ -193,15 +193,6 @@ final class DeviceSession {
         }
         origin = place + (board.map { " (board \($0.name)" + (opened.count > 1 ? ", \(opened.count) chips" : "") + ")" } ?? "")
             + (simulate && options.virtualTime ? ", virtual time" : "")
-    }
-
-    /// The typical actuators of the supported breakouts, when no board file says what is wired:
-    /// a 2.0 Vrms (2.5 Vrms maximum), 175 Hz coin LRA, or a 3 V (3.6 V maximum) ERM.
-    static func typicalActuator(_ type: ActuatorType) -> ActuatorSpecification {
-        switch type {
-        case .lra: return .lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)
-        case .erm: return .erm(ratedVolts: 3.0, maximumVolts: 3.6)
-        }
     }
 
     /// Prints the one line saying where this runs (not in JSON mode).

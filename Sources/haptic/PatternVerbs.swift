@@ -120,7 +120,7 @@ struct Render: ParsableCommand {
             let clock = VirtualClock()
             let chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: type))
             chip.keepsTrace = false
-            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(DeviceSession.typicalActuator(type), library: type == .erm ? .ermB : nil), clock: clock)
+            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(ActuatorSpecification.typical(type), library: type == .erm ? .ermB : nil), clock: clock)
             clock.advance(by: .milliseconds(10))
             let start = clock.now
             let player = PatternPlayer(engine: engine, pattern: rendered)

@@ -23,7 +23,7 @@ struct Rig {
         self.enable = enable ? chip.makeEnableLine() : nil
         self.trigger = trigger ? chip.makeTriggerLine() : nil
         let defaultConfiguration = (try? DRV2605Configuration(actuator.type == .lra
-            ? .lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175) : .erm(ratedVolts: 3.0, maximumVolts: 3.6)))
+            ? .typicalLRA : .typicalERM))
             ?? DRV2605Configuration(actuator: actuator.type)
         driver = DRV2605Driver(bus: bus, configuration: configuration ?? defaultConfiguration,
                                enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)

@@ -94,7 +94,7 @@ import Testing
         #expect(registers.overdriveClamp == 0x65)
         #expect(registers.driveTime == 24)
         #expect(registers.lraOpenLoopPeriod == 58)
-        let hotter = try ActuatorEquations.registers(for: .lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175), loop: .closed)
+        let hotter = try ActuatorEquations.registers(for: .typicalLRA, loop: .closed)
         #expect(hotter.overdriveClamp == 0x7E)
         let hottest = try ActuatorEquations.registers(for: .lra(ratedVrms: 2.0, maximumVrms: 3.0, resonantHz: 175), loop: .closed)
         #expect(hottest.overdriveClamp == 0x97)
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func ermWorkedExample() throws {
-        let closed = try ActuatorEquations.registers(for: .erm(ratedVolts: 3.0, maximumVolts: 3.6), loop: .closed)
+        let closed = try ActuatorEquations.registers(for: .typicalERM, loop: .closed)
         #expect(closed.ratedVoltage == 0x8E)
         #expect(closed.overdriveClamp == 0xB7)
         let lower = try ActuatorEquations.registers(for: .erm(ratedVolts: 3.0, maximumVolts: 3.2), loop: .closed)

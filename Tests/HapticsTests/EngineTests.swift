@@ -4,52 +4,8 @@ import DRV2605Simulator
 import HardwareAccess
 import HardwareAccessTesting
 @testable import Haptics
+import HapticsTesting
 import Testing
-
-/// An engine on a simulated chip and a virtual clock.
-struct EngineRig {
-    let clock = VirtualClock()
-    let chip: SimulatedDRV2605
-    let engine: HapticEngine
-    let enable: RecordingGPIOLine?
-
-    init(actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false, options: HapticEngine.Options = .init()) throws {
-        var options = options
-        options.readsSystemPolicy = false // never the machine's /etc/haptics/policy.json
-        chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))
-        self.enable = enable ? chip.makeEnableLine() : nil
-        let triggerLine = trigger ? chip.makeTriggerLine() : nil
-        let configuration = actuator == .lra
-            ? try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
-            : try DRV2605Configuration(.erm(ratedVolts: 3.0, maximumVolts: 3.6), library: .ermB)
-        engine = try HapticEngine(bus: chip, configuration: configuration, enableLine: self.enable,
-                                  triggerLine: triggerLine, clock: clock, options: options)
-    }
-
-    /// Moves time and runs the engine's timers, as the worker thread would.
-    func advance(_ duration: Duration) {
-        let end = clock.now.advanced(by: duration)
-        while true {
-            let next = engine.runDueWork()
-            guard let next, next <= end else { break }
-            clock.advance(to: next)
-        }
-        clock.advance(to: end)
-        engine.runDueWork()
-    }
-
-    /// Plays a feedback alone and returns the energy delivered, its active time and its onset.
-    func measure(_ feedback: Feedback) -> (energy: Double, active: Double, onset: Double?) {
-        advance(.seconds(3))
-        chip.clearOutput()
-        let start = clock.now
-        engine.play(feedback)
-        advance(.seconds(2))
-        let end = clock.now
-        return (chip.output.energy(from: start, to: end), chip.output.activeSeconds(from: start, to: end),
-                chip.output.onsetSeconds(from: start, to: end))
-    }
-}
 
 @Suite struct PowerStateMachineTests {
     @Test func preparedImpactIsExactlyOneTransaction() throws {
@@ -134,7 +90,7 @@ struct EngineRig {
     @Test func anEngineThatGoesAwayStopsItsActuator() throws {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock)
-        var engine: HapticEngine? = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2, maximumVrms: 2.5, resonantHz: 175)), clock: clock, options: .isolated)
+        var engine: HapticEngine? = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.typicalLRA), clock: clock, options: .isolated)
         try engine?.withDriver { driver in
             try driver.beginRealTimePlayback()
             try driver.setRealTime(amplitude: 0.7)

@@ -33,7 +33,7 @@ final class FaultRig {
         }
         var options = options
         options.shutdownAfterIdle = .milliseconds(400)
-        engine = try HapticEngine(bus: engineBus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+        engine = try HapticEngine(bus: engineBus, configuration: try DRV2605Configuration(.typicalLRA),
                                   enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
     }
 
@@ -244,7 +244,7 @@ let faultedOperations: [FaultedOperation] = [
     @Test(arguments: FaultMatrixTests.faultKinds)
     func everyStartupTransactionFailedInTurn(kind: FaultInjectingBus<AnyI2CBus>.Fault) throws {
         func start(_ bus: FaultInjectingBus<AnyI2CBus>, _ clock: VirtualClock) throws -> HapticEngine {
-            try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+            try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
                              clock: clock, options: .isolated)
         }
         let cleanClock = VirtualClock()

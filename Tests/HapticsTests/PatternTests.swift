@@ -3,6 +3,7 @@ import DRV2605Simulator
 import Foundation
 import HardwareAccess
 import Haptics
+import HapticsTesting
 import Testing
 
 func parse(_ text: String, file: String = "test.ahap", curveTimes: PatternFileReader.CurveTimeOption = .automatic) throws(PatternFileError) -> PatternDocument {
@@ -20,11 +21,9 @@ let corpusFiles = ((try? FileManager.default.contentsOfDirectory(atPath: corpusD
 
 /// An engine on a simulated chip and a virtual clock, for playback tests.
 func patternRig() throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
-    let clock = VirtualClock()
-    let chip = SimulatedDRV2605(clock: clock)
-    let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)), clock: clock, options: .isolated)
-    clock.advance(by: .milliseconds(10))
-    return (engine, chip, clock)
+    let rig = try EngineRig()
+    rig.clock.advance(by: .milliseconds(10))
+    return (rig.engine, rig.chip, rig.clock)
 }
 
 @Suite("AHAP corpus", .enabled(if: !corpusFiles.isEmpty, "../shared/ahap-corpus is not beside the project"))

@@ -53,7 +53,7 @@ final class ProtocolCheckingBus: I2CBus, @unchecked Sendable {
         let bus = ProtocolCheckingBus(chip)
         var options = HapticEngine.Options.isolated
         options.policy.maximumFeedbackPerSecond = 1_000
-        let engine = try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
+        let engine = try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
                                       clock: clock, options: options)
         let pattern = PatternRenderer().render(HapticPattern(events: [
             .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.7),

@@ -37,8 +37,8 @@ let hilPart = environment["HAPTIC_HIL_PART"].flatMap { Part(name: $0) }
 
 func hilConfiguration() throws -> DRV2605Configuration {
     hilActuator == .lra
-        ? try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
-        : try DRV2605Configuration(.erm(ratedVolts: 3.0, maximumVolts: 3.6), library: .ermB)
+        ? try DRV2605Configuration(.typicalLRA)
+        : try DRV2605Configuration(.typicalERM, library: .ermB)
 }
 
 @Suite("Hardware in the loop", .serialized, .enabled(if: hilBus != nil, "set HAPTIC_HIL_BUS=/dev/i2c-N to run on a board"))

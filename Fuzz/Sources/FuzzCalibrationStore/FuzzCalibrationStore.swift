@@ -9,8 +9,8 @@ import Haptics
 public func fuzzCalibrationStore(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard let records = try? CalibrationStore.decode(Data(bytes: data, count: count), path: "fuzz.json") else { return 0 }
     let configurations = [
-        try? DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175)),
-        try? DRV2605Configuration(.erm(ratedVolts: 3.0, maximumVolts: 3.6)),
+        try? DRV2605Configuration(.typicalLRA),
+        try? DRV2605Configuration(.typicalERM),
     ].compactMap { $0 }
     for record in records {
         for configuration in configurations where record.fits(configuration) {
