@@ -28,10 +28,13 @@ public final class HapticEngine: Sendable {
         /// The app's own policy. The system policy file (`HapticsPolicy.defaultPath`) is combined
         /// with it at start-up when `readsSystemPolicy` is set: it can only make haptics quieter.
         public var policy = HapticsPolicy()
+        /// Whether the system policy file is read at start-up (tests turn it off: `isolated`).
         public var readsSystemPolicy = true
         /// `nil`: the standard table for the actuator.
         public var mapping: FeedbackMapping?
+        /// The driver's timings and choices (wake delay, reset deadline, IN/TRIG mode, ...).
         public var driver = EngineDriver.Options()
+        /// The defaults: iOS-like power timings, the policy file combined, the standard mapping.
         public init() {}
 
         /// The defaults without the system policy file: for tests (of this package or an app's
@@ -45,25 +48,37 @@ public final class HapticEngine: Sendable {
 
     /// What an app may ask about, as Core Haptics' `capabilitiesForHardware()`.
     public struct Capabilities: Sendable, Equatable {
+        /// A chip answered and was configured: feedback can be felt.
         public var supportsHaptics: Bool
+        /// The member of the family found (from STATUS).
         public var part: Part
+        /// What the chip is configured to drive.
         public var actuator: ActuatorType
+        /// The ROM library effects come from (`.empty` on a DRV2604).
         public var library: EffectLibrary
+        /// Closed loop (back-EMF) or open loop.
         public var loop: LoopMode
+        /// Real-time (RTP) playback, used by patterns: available on every part.
         public var supportsRealTimePlayback: Bool
+        /// IN/TRIG is wired, so a prepared trigger needs no bus write.
         public var hasTriggerPin: Bool
+        /// EN is wired, so the chip can be shut down when idle.
         public var hasEnablePin: Bool
     }
 
     /// Counters for `--json`, the benchmark and tests.
     public struct Statistics: Sendable, Equatable {
+        /// Every transaction so far, with wire bytes and errors.
         public var bus = BusCounters()
         /// The bus cost of the last trigger alone (from the request to playback starting).
         public var lastTrigger = BusCounters()
+        /// Feedbacks triggered on the chip.
         public var played = 0
+        /// Feedbacks not played (policy, rate limit, coalescing, a fault): see `FeedbackOutcome`.
         public var dropped = 0
         /// Total time the chip spent out of standby.
         public var awakeSeconds = 0.0
+        /// Times the chip was found reset behind the engine's back (a brown-out) and reconfigured.
         public var resetsDetected = 0
         /// Over-current or over-temperature reports from the chip (each also logged).
         public var faults = 0
@@ -73,7 +88,9 @@ public final class HapticEngine: Sendable {
         public var failures = 0
     }
 
+    /// The clock the engine's timers run on (a `VirtualClock` in tests).
     public let clock: any HapticClock
+    /// What this chip can do, found at start-up.
     public let capabilities: Capabilities
     let core: Locked<EngineCore>
     let worker: EngineWorker?
@@ -193,13 +210,19 @@ public final class HapticEngine: Sendable {
         }
     }
 
+    /// The counters now, the current awake stretch included.
     public var statistics: Statistics { withCore { $0.statistics } }
+    /// Shutdown (EN low), standby or ready, as the driver last left the chip.
     public var powerState: EngineDriver.PowerState { withCore { $0.driver.power } }
+    /// What each feedback plays on this actuator.
     public var mapping: FeedbackMapping { withCore { $0.mapping } }
+    /// The policy in force (the app's combined with the system's).
     public var policy: HapticsPolicy {
         get { withCore { $0.options.policy } }
     }
+    /// Replaces the policy (e.g. a settings screen's haptics switch); it is not combined again.
     public func setPolicy(_ policy: HapticsPolicy) { withCore { $0.options.policy = policy } }
+    /// Replaces the mapping (e.g. a board file's overrides, or an app's own table).
     public func setMapping(_ mapping: FeedbackMapping) { withCore { $0.mapping = mapping } }
 
     /// For groups: whether a broadcast GO would play `feedback` here, and the bookkeeping after one.
