@@ -12,16 +12,21 @@ import HardwareAccess
 /// Stop, cancel, errors and preemption leave the actuator at zero within one update and the chip
 /// in standby. On a virtual clock there is no thread: `pump()` or `runToCompletion()` drive it.
 public final class PatternPlayer: Sendable {
+    /// How a playback ended; every ending leaves the actuator at zero.
     public enum Outcome: Sendable, Equatable {
         /// Played to the end.
         case finished
+        /// `stop()` ended it.
         case stopped
+        /// `cancel()` ended it (or `runToCompletion` reached its limit).
         case cancelled
         /// A newer feedback or `engine.stop()` took the chip.
         case preempted
+        /// The chip could not be driven (the typed error's text); it was stopped.
         case failed(String)
     }
 
+    /// How the player paces itself.
     public struct Options: Sendable {
         /// Spin this long before each deadline instead of sleeping (real clocks only).
         public var spin: Duration = .microseconds(150)
@@ -30,14 +35,17 @@ public final class PatternPlayer: Sendable {
         public var threadSetup: (@Sendable () -> Void)?
         /// Keep each update's lateness for statistics (the benchmark reads them).
         public var recordsTiming = true
+        /// 150 µs of spin, no thread setup, timing recorded.
         public init() {}
     }
 
     /// How late updates were written against their deadlines.
     public struct Timing: Sendable, Equatable {
+        /// Each update's lateness: when its level reached the bus (after the write) minus its deadline.
         public var latenessNanoseconds: [Int64] = []
         /// Updates that were never written because a later one was already due.
         public var missedUpdates = 0
+        /// Bus writes made (levels that did not change are not written).
         public var writes = 0
     }
 
@@ -61,12 +69,15 @@ public final class PatternPlayer: Sendable {
         var threadRunning = false
     }
 
+    /// The engine whose chip the player takes for the pattern's length.
     public let engine: HapticEngine
+    /// What is played: a real-time stream or ROM hits, from `PatternRenderer`.
     public let pattern: RenderedPattern
     public let options: Options
     private let state = Locked(State())
     private let finishedSignal = DispatchSemaphore(value: 0)
 
+    /// A player for `pattern` on `engine`; nothing happens until `start`.
     public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
         self.engine = engine
         self.pattern = pattern
@@ -100,6 +111,7 @@ public final class PatternPlayer: Sendable {
             }
         }
     }
+    /// Loop back to the start at the end (or at `loopEnd`) until stopped.
     public var loopEnabled: Bool {
         get { state.withLock { $0.loopEnabled } }
         set { state.withLock { $0.loopEnabled = newValue } }
@@ -109,7 +121,9 @@ public final class PatternPlayer: Sendable {
         get { state.withLock { $0.loopEnd } }
         set { state.withLock { $0.loopEnd = max(0, newValue.isFinite ? newValue : 0) } }
     }
+    /// The timing figures so far.
     public var timing: Timing { state.withLock { $0.timing } }
+    /// How playback ended, or nil while it has not.
     public var outcome: Outcome? {
         state.withLock { if case let .finished(outcome) = $0.status { return outcome } else { return nil } }
     }
@@ -143,6 +157,7 @@ public final class PatternPlayer: Sendable {
         if let token { engine.endExclusive(token) }
     }
 
+    /// Continues a paused playback from where it paused, now or at `time`.
     public func resume(at time: ClockInstant? = nil) {
         let paused = state.withLock { state -> Bool in
             if case .paused = state.status { return true }
