@@ -55,7 +55,9 @@ public enum Feedback: Sendable, Hashable, CustomStringConvertible {
 
     /// Shorthands for the notification feedbacks, so `engine.play(.success)` reads as in SwiftUI.
     public static let success = Feedback.notification(.success)
+    /// `.notification(.warning)`.
     public static let warning = Feedback.notification(.warning)
+    /// `.notification(.error)`.
     public static let error = Feedback.notification(.error)
 
     /// The key the mapping table is indexed by (intensity aside).
@@ -82,6 +84,7 @@ public enum Feedback: Sendable, Hashable, CustomStringConvertible {
         return 1
     }
 
+    /// The CLI name, with the intensity when it is not full: "impact-heavy at 0.4".
     public var description: String {
         if case let .impact(style, intensity) = self, intensity < 1 {
             return "impact-\(style.rawValue) at \(intensity)"
@@ -95,6 +98,7 @@ public enum Feedback: Sendable, Hashable, CustomStringConvertible {
         self.init(kind: kind, intensity: intensity)
     }
 
+    /// The feedback of `kind`; `intensity` matters for impacts only.
     public init(kind: FeedbackKind, intensity: Double = 1) {
         switch kind {
         case let .impact(style): self = .impact(style, intensity: intensity)
@@ -122,6 +126,7 @@ public enum FeedbackKind: Sendable, Hashable, CustomStringConvertible {
     case vibration(Vibration)
     case taptic(TapticEngineFeedback)
 
+    /// Every kind, in the order the demo plays them.
     public static let all: [FeedbackKind] =
         ImpactStyle.allCases.map { .impact($0) } + [.selection] + NotificationType.allCases.map { .notification($0) }
         + [.alignment, .pathCompleted, .increase, .decrease, .start, .stop, .levelChange]
@@ -179,26 +184,41 @@ public enum FeedbackKind: Sendable, Hashable, CustomStringConvertible {
 /// SwiftUI's `SensoryFeedback` values, so code written for `.sensoryFeedback(_:trigger:)` can
 /// name the same feedback here and hand it to `HapticEngine.play(_:)`.
 public struct SensoryFeedback: Sendable, Hashable {
+    /// SwiftUI's impact weights.
     public enum Weight: String, Sendable, Hashable { case light, medium, heavy }
+    /// SwiftUI's impact flexibilities.
     public enum Flexibility: String, Sendable, Hashable { case rigid, solid, soft }
 
+    /// The feedback this value plays.
     public let feedback: Feedback
     init(_ feedback: Feedback) { self.feedback = feedback }
 
+    /// A task completed (SwiftUI `.success`).
     public static let success = SensoryFeedback(.notification(.success))
+    /// A task produced a warning.
     public static let warning = SensoryFeedback(.notification(.warning))
+    /// A task failed.
     public static let error = SensoryFeedback(.notification(.error))
+    /// A selection changed.
     public static let selection = SensoryFeedback(.selection)
+    /// A value went up (a stepper, a volume).
     public static let increase = SensoryFeedback(.increase)
+    /// A value went down.
     public static let decrease = SensoryFeedback(.decrease)
+    /// An activity started (a timer, a recording).
     public static let start = SensoryFeedback(.start)
+    /// An activity stopped.
     public static let stop = SensoryFeedback(.stop)
+    /// Something snapped into alignment.
     public static let alignment = SensoryFeedback(.alignment)
+    /// A discrete level was crossed (a slider's notch).
     public static let levelChange = SensoryFeedback(.levelChange)
+    /// A drawn path was completed.
     public static let pathComplete = SensoryFeedback(.pathCompleted)
     /// The generic collision: light weight at full intensity (as SwiftUI's default).
     public static let impact = SensoryFeedback(.impact(.light, intensity: 1))
 
+    /// An impact of `weight` at `intensity` 0...1 (SwiftUI's `.impact(weight:intensity:)`).
     public static func impact(weight: Weight = .light, intensity: Double = 1) -> SensoryFeedback {
         let style: ImpactStyle = weight == .light ? .light : weight == .medium ? .medium : .heavy
         return SensoryFeedback(.impact(style, intensity: intensity))
