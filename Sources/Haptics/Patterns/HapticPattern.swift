@@ -1,17 +1,21 @@
 /// A custom haptic pattern in Core Haptics' model: events in time, plus dynamic parameters and
 /// parameter curves that modulate them. Times are seconds from the start of the pattern.
 public struct HapticPattern: Sendable, Equatable {
+    /// Core Haptics' event types, with AHAP's spelling as raw values.
     public enum EventType: String, Sendable, Equatable, CaseIterable {
         case hapticTransient = "HapticTransient"
         case hapticContinuous = "HapticContinuous"
         case audioContinuous = "AudioContinuous"
         case audioCustom = "AudioCustom"
 
+        /// Whether the actuator plays it (audio events are kept, not played).
         public var isHaptic: Bool { self == .hapticTransient || self == .hapticContinuous }
     }
 
+    /// One event: a transient tap, a continuous stretch, or an audio event kept for round trips.
     public struct Event: Sendable, Equatable {
         public var type: EventType
+        /// Seconds from the start of the pattern.
         public var time: Double
         /// Needed for continuous events (Core Haptics limits haptic ones to 30 s).
         public var duration: Double
@@ -21,18 +25,22 @@ public struct HapticPattern: Sendable, Equatable {
         public var sharpness: Double
         /// 0...1 normalised envelope times (0 = shortest); see `PatternRenderer.envelopeSeconds`.
         public var attackTime: Double
+        /// 0...1, as `attackTime`.
         public var decayTime: Double
+        /// 0...1, as `attackTime`.
         public var releaseTime: Double
         /// Sustained (attack-release) or not (attack-decay). Default true.
         public var sustained: Bool
         /// Audio parameters are kept so a file reads back equal; they are not played.
         public var audioParameters: [String: Double]
+        /// An AudioCustom event's sound file, kept so the file reads back equal.
         public var waveformPath: String?
         /// Whether HapticIntensityControl scales this event (Core Haptics: always). Meta `.haptic`
         /// emphasis transients carry their own amplitude and are exempt; AHAP cannot express the
         /// exemption, so an AHAP export of such a pattern plays them scaled.
         public var followsIntensityControl: Bool
 
+        /// An event with Core Haptics' defaults for what is not given.
         public init(type: EventType, time: Double, duration: Double = 0, intensity: Double = 1, sharpness: Double = 0.5,
                     attackTime: Double = 0, decayTime: Double = 0, releaseTime: Double = 0, sustained: Bool = true,
                     audioParameters: [String: Double] = [:], waveformPath: String? = nil, followsIntensityControl: Bool = true) {
@@ -71,14 +79,17 @@ public struct HapticPattern: Sendable, Equatable {
 
         /// The value when nothing set it: 1 for intensity and volume (they multiply), 0 otherwise.
         public var neutral: Double { self == .hapticIntensityControl || self == .audioVolumeControl ? 1 : 0 }
+        /// The values the parameter takes: 0...1 for intensity and volume, -1...1 for the others.
         public var range: ClosedRange<Double> { self == .hapticIntensityControl || self == .audioVolumeControl ? 0...1 : -1...1 }
     }
 
     /// An instant change of a dynamic parameter.
     public struct Parameter: Sendable, Equatable {
         public var id: ParameterID
+        /// Seconds from the start of the pattern.
         public var time: Double
         public var value: Double
+        /// `id` set to `value` at `time`.
         public init(id: ParameterID, time: Double, value: Double) {
             self.id = id
             self.time = time
@@ -88,29 +99,38 @@ public struct HapticPattern: Sendable, Equatable {
 
     /// A dynamic parameter ramped linearly through control points (times relative to `time`).
     public struct ParameterCurve: Sendable, Equatable {
+        /// A control point: `time` seconds after the curve's own time.
         public struct Point: Sendable, Equatable {
             public var time: Double
             public var value: Double
+            /// A point `time` seconds into the curve.
             public init(time: Double, value: Double) {
                 self.time = time
                 self.value = value
             }
         }
         public var id: ParameterID
+        /// Seconds from the start of the pattern; the points' times count from here.
         public var time: Double
         public var points: [Point]
+        /// A curve of `id` through `points`, starting at `time`.
         public init(id: ParameterID, time: Double, points: [Point]) {
             self.id = id
             self.time = time
             self.points = points
         }
+        /// When the last control point is reached, in pattern seconds.
         public var end: Double { time + (points.last?.time ?? 0) }
     }
 
+    /// The events, sorted by time.
     public var events: [Event]
+    /// Instant parameter changes, sorted by time.
     public var parameters: [Parameter]
+    /// Parameter curves, sorted by time.
     public var curves: [ParameterCurve]
 
+    /// A pattern of these events, parameters and curves (each list sorted by time).
     public init(events: [Event] = [], parameters: [Parameter] = [], curves: [ParameterCurve] = []) {
         self.events = events.sorted { $0.time < $1.time }
         self.parameters = parameters.sorted { $0.time < $1.time }
