@@ -18,13 +18,18 @@ import HardwareAccess
 ///   "feedback": { "impact-heavy": [1], "success": [2, "wait 80", 1] } }
 /// ```
 public struct BoardFile: Sendable, Equatable {
+    /// The `format` this version reads and writes.
     public static let currentFormat = 1
 
     /// A GPIO line by chip (label, name, path or number) and offset or line name.
     public struct Line: Sendable, Equatable {
+        /// Path, number, `gpiochipN`, label, or `header` (the Pi's 40-pin header on any model).
         public var chip: String
+        /// The line's offset on the chip (the BCM GPIO number on a Pi).
         public var offset: UInt32?
+        /// The line's name instead ("GPIO17").
         public var lineName: String?
+        /// A line by offset or by name.
         public init(chip: String, offset: UInt32?, lineName: String?) {
             self.chip = chip
             self.offset = offset
@@ -34,8 +39,11 @@ public struct BoardFile: Sendable, Equatable {
 
     /// A TCA9548A I2C switch channel in front of a chip.
     public struct MuxChannel: Sendable, Equatable {
+        /// The switch's own address (0x70-0x77).
         public var address: I2CAddress
+        /// 0...7.
         public var channel: Int
+        /// Channel `channel` of the switch at `address`.
         public init(address: I2CAddress, channel: Int) {
             self.address = address
             self.channel = channel
@@ -44,36 +52,56 @@ public struct BoardFile: Sendable, Equatable {
 
     /// An actuator preset: its datasheet values and how to drive it.
     public struct Actuator: Sendable, Equatable {
+        /// What `--actuator` and `defaultActuator` call it.
         public var name: String
+        /// The datasheet values the voltages and timings are computed from.
         public var specification: ActuatorSpecification
+        /// The ROM library, when not the usual one for the actuator type.
         public var library: EffectLibrary?
+        /// Open or closed loop, when not the usual one.
         public var loop: LoopMode?
+        /// A note for people (the part number, where it is mounted).
         public var description: String?
     }
 
     /// One DRV2605 on the board.
     public struct Driver: Sendable, Equatable {
+        /// What `--driver` calls it.
         public var name: String
+        /// The I2C bus, "/dev/i2c-1" or "1".
         public var bus: String
+        /// 0x5A for every DRV2605 (the chip has no address pins).
         public var address: I2CAddress
+        /// The part expected; a different one found at start-up is reported.
         public var part: Part?
+        /// The GPIO line wired to EN, if any: lets the engine shut the chip down when idle.
         public var enable: Line?
+        /// The GPIO line wired to IN/TRIG, if any: a prepared trigger without a bus write.
         public var trigger: Line?
         /// How IN/TRIG starts playback: `edge` (default) or `level`.
         public var triggerMode: EngineDriver.TriggerPinMode = .edge
+        /// The TCA9548A channel in front of the chip, if any.
         public var mux: MuxChannel?
     }
 
+    /// Where the file was read from (errors name it).
     public var path: String
+    /// The board's name (`--board` finds known boards by it).
     public var name: String
+    /// A line for people.
     public var description: String
+    /// The chip's VDD: actuator maxima above it are rejected.
     public var supplyVolts: Double
+    /// The actuator presets, by name.
     public var actuators: [Actuator]
+    /// The preset used without `--actuator`.
     public var defaultActuator: String
+    /// The chips on the board.
     public var drivers: [Driver]
     /// Mapping overrides: feedback name → ROM sequence.
     public var feedback: [FeedbackKind: WaveformSequence]
 
+    /// The preset called `name` (nil: the default), or an error listing the names there are.
     public func actuator(named name: String?) throws(BoardFileError) -> Actuator {
         let wanted = name ?? defaultActuator
         guard let found = actuators.first(where: { $0.name == wanted }) else {
@@ -103,10 +131,15 @@ public struct BoardFile: Sendable, Equatable {
 
 /// A board file problem, naming the file, the field and what is allowed.
 public struct BoardFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The board file's path.
     public var file: String
+    /// The JSON path of the field at fault, e.g. `drivers[0].enable.line`.
     public var field: String
+    /// What is wrong with it.
     public var problem: String
+    /// What would be accepted, when that can be said.
     public var allowed: String?
+    /// One line: file, field, problem, what is allowed.
     public var description: String {
         "board file \(file): \(field) \(problem)" + (allowed.map { " (allowed: \($0))" } ?? "")
     }
