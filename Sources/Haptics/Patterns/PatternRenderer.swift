@@ -5,25 +5,33 @@ import DRV2605
 /// What the chip plays for a pattern: a real-time playback stream, or ROM clicks at given times,
 /// plus the designed intensity and sharpness for plots, and what could not be rendered faithfully.
 public struct RenderedPattern: Sendable, Equatable {
+    /// A stream of RTP levels, or ROM effects at given times.
     public enum Mode: String, Sendable { case realTime, rom }
     /// A ROM click at a time.
     public struct Hit: Sendable, Equatable {
+        /// Seconds from the start.
         public var time: Double
+        /// The ROM effect played there.
         public var effect: Effect
     }
+    /// How the chip is driven for this pattern.
     public var mode: Mode
     /// Updates per second of the stream (and of the plot curves).
     public var rate: Double
     /// Drive level per update, −1...1 (negative = brake), for `.realTime`.
     public var samples: [Double]
+    /// ROM clicks in time order, for `.rom`.
     public var hits: [Hit]
-    /// Designed intensity and sharpness per update, for plots.
+    /// Designed intensity per update, for plots.
     public var intensity: [Double]
+    /// Designed sharpness per update, for plots.
     public var sharpness: [Double]
     /// The pattern's designed length.
     public var designedSeconds: Double
+    /// What could not be rendered faithfully, one line each.
     public var warnings: [String]
 
+    /// A rendering made elsewhere (tests, the benchmark, a tool of your own).
     public init(mode: Mode, rate: Double, samples: [Double], hits: [Hit], intensity: [Double], sharpness: [Double],
                 designedSeconds: Double, warnings: [String]) {
         self.mode = mode
@@ -61,10 +69,13 @@ public struct RenderedPattern: Sendable, Equatable {
 /// Anything not rendered faithfully is a warning: audio events, transients closer together than
 /// the actuator can separate, clipping where overlapping events sum past full scale.
 public struct PatternRenderer: Sendable {
+    /// Real-time stream, ROM clicks, or whichever fits (ROM clicks for transient-only patterns).
     public enum Strategy: String, Sendable {
         case automatic, realTime, rom
     }
+    /// Stream updates per second.
     public var rate: Double = 200
+    /// How to render.
     public var strategy: Strategy = .automatic
     /// Transients closer than this blur into one on a typical LRA (about 4 cycles at 175 Hz).
     public var minimumTransientSpacing: Double = 0.020
@@ -120,6 +131,7 @@ public struct PatternRenderer: Sendable {
     /// this guards patterns built in code).
     public static let maximumSeconds = 600.0
 
+    /// What the chip should play for `input`, with warnings for what it cannot play as designed.
     public func render(_ input: HapticPattern) -> RenderedPattern {
         var warnings: [String] = []
         let pattern = PatternRenderer.bounded(input, warnings: &warnings)
