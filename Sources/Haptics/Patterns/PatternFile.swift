@@ -3,13 +3,17 @@ import Foundation
 /// A problem in a pattern file: malformed JSON (with line and column) or a field that is wrong
 /// (with its JSON path, e.g. `Pattern[3].Event.EventDuration`). Nothing of such a file is played.
 public struct PatternFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file's name.
     public var file: String
     /// The JSON path of the field, or empty for syntax and size problems.
     public var path: String
+    /// Where a syntax problem is, when it is one.
     public var line: Int?
     public var column: Int?
+    /// What is wrong, in words.
     public var message: String
 
+    /// One line, as compilers print errors: `file:line:column: path: message`.
     public var description: String {
         var text = "\(file)"
         if let line { text += ":\(line)" + (column.map { ":\($0)" } ?? "") }
@@ -21,6 +25,7 @@ public struct PatternFileError: Error, Sendable, Equatable, CustomStringConverti
 
 /// A pattern read from a file, with what the reader had to decide or could not honour.
 public struct PatternDocument: Sendable, Equatable {
+    /// Apple's AHAP, or Meta Haptics Studio's `.haptic`.
     public enum Format: String, Sendable { case ahap, metaHaptic }
     /// How ParameterCurve control-point times were read.
     public enum CurveTimes: String, Sendable {
@@ -29,8 +34,11 @@ public struct PatternDocument: Sendable, Equatable {
         /// Absolute (pattern) times, as some exporters write them.
         case absolute
     }
+    /// The pattern, in Core Haptics' model whatever the file's format.
     public var pattern: HapticPattern
+    /// Which format the file was.
     public var format: Format
+    /// How curve times were read (decided from the file unless asked for).
     public var curveTimes: CurveTimes
     /// Lenient choices and losses: unknown keys ignored, values clamped, limits applied.
     public var warnings: [String]
@@ -39,12 +47,17 @@ public struct PatternDocument: Sendable, Equatable {
 /// Limits on what a pattern file may contain, so a hostile or broken file fails clearly instead
 /// of exhausting memory or time.
 public struct PatternFileLimits: Sendable {
+    /// The file's size (16 MiB).
     public var maximumBytes = 16 << 20
+    /// Events, parameters and curves together.
     public var maximumElements = 100_000
+    /// Control points in one curve.
     public var maximumControlPoints = 4_096
     /// Core Haptics' limit for a haptic continuous event.
     public var maximumContinuousSeconds = 30.0
+    /// The latest time anything may happen.
     public var maximumPatternSeconds = 600.0
+    /// The limits above.
     public init() {}
 }
 
@@ -64,6 +77,7 @@ public enum PatternFileReader {
         case absolute
     }
 
+    /// Reads an AHAP file, or a Meta `.haptic` file when the name ends in `.haptic`, within `limits`.
     public static func read(path: String, curveTimes: CurveTimeOption = .automatic, limits: PatternFileLimits = .init()) throws(PatternFileError) -> PatternDocument {
         let name = (path as NSString).lastPathComponent
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
@@ -286,6 +300,7 @@ extension AHAPReader {
 
 /// Writes AHAP that reads back equal: every event parameter explicit, curve times relative.
 public enum AHAPWriter {
+    /// The AHAP text of `pattern`.
     public static func write(_ pattern: HapticPattern) -> String {
         func number(_ value: Double) -> String {
             value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
