@@ -106,8 +106,11 @@ extension RegisterValue {
 
 /// STATUS (0x00), read-only. DIAG_RESULT, OVER_TEMP and OC_DETECT clear when read.
 public struct StatusRegister: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.status
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// DEVICE_ID, bits 7..5.
     public var deviceID: UInt8 { field(5...7) }
@@ -115,7 +118,9 @@ public struct StatusRegister: RegisterValue {
     public var diagnosticFailed: Bool { flag(3) }
     /// FB_STS (DRV2605/DRV2604 only; reserved on the L parts).
     public var feedbackStatus: Bool { flag(2) }
+    /// OVER_TEMP: the chip got too hot and shut its output down.
     public var overTemperature: Bool { flag(1) }
+    /// OC_DETECT: the load drew too much current (a shorted actuator) and the output was shut down.
     public var overCurrent: Bool { flag(0) }
 }
 
@@ -146,9 +151,13 @@ public enum OperatingMode: UInt8, CaseIterable, Sendable, Codable, CustomStringC
 
 /// MODE (0x01): DEV_RESET, STANDBY and the operating mode.
 public struct ModeRegister: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.mode
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// MODE with these fields and the rest zero.
     public init(mode: OperatingMode, standby: Bool = false, reset: Bool = false) {
         rawValue = 0
         self.mode = mode
@@ -168,15 +177,21 @@ public struct ModeRegister: RegisterValue {
 
 /// LIBRARY_SEL (0x03): HI_Z and the ROM library.
 public struct LibrarySelectionRegister: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.librarySelection
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// LIBRARY_SEL with these fields and the rest zero.
     public init(library: EffectLibrary, highImpedance: Bool = false) {
         rawValue = 0
         self.library = library
         self.highImpedance = highImpedance
     }
+    /// HI_Z: the output driver in true high impedance (the chip must be enabled).
     public var highImpedance: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    /// LIBRARY_SEL[2:0]: which ROM library shapes the effects.
     public var library: EffectLibrary {
         get { EffectLibrary(rawValue: field(0...2)) ?? .empty }
         set { setField(0...2, newValue.rawValue) }
@@ -185,8 +200,11 @@ public struct LibrarySelectionRegister: RegisterValue {
 
 /// FEEDBACK_CONTROL (0x1A).
 public struct FeedbackControlRegister: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.feedbackControl
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// N_ERM_LRA: 1 = LRA.
     public var isLRA: Bool { get { flag(7) } set { setFlag(7, newValue) } }
@@ -200,10 +218,15 @@ public struct FeedbackControlRegister: RegisterValue {
 
 /// CONTROL1 (0x1B).
 public struct Control1Register: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.control1
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// STARTUP_BOOST: higher loop gain during overdrive, for a quicker transient response.
     public var startupBoost: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    /// AC_COUPLE: a common-mode voltage on the analog input, for AC-coupled audio sources.
     public var acCouple: Bool { get { flag(5) } set { setFlag(5, newValue) } }
     /// DRIVE_TIME, 0...31.
     public var driveTime: UInt8 { get { field(0...4) } set { setField(0...4, newValue) } }
@@ -211,10 +234,16 @@ public struct Control1Register: RegisterValue {
 
 /// CONTROL2 (0x1C).
 public struct Control2Register: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.control2
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// BIDIR_INPUT: the input is read around mid-scale instead of as 0...full scale (what the
+    /// lower half does depends on the loop mode: see drv2605.md and the datasheet).
     public var bidirectionalInput: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    /// BRAKE_STABILIZER: lower loop gain near the end of braking, for stability.
     public var brakeStabilizer: Bool { get { flag(6) } set { setFlag(6, newValue) } }
     /// SAMPLE_TIME, 0...3 (150, 200, 250, 300 µs).
     public var sampleTime: UInt8 { get { field(4...5) } set { setField(4...5, newValue) } }
@@ -226,23 +255,35 @@ public struct Control2Register: RegisterValue {
 
 /// CONTROL3 (0x1D).
 public struct Control3Register: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.control3
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// NG_THRESH, 0...3: the noise gate for PWM and analog input.
     public var noiseGateThreshold: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    /// ERM_OPEN_LOOP: drive an ERM without back-EMF feedback.
     public var ermOpenLoop: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    /// SUPPLY_COMP_DIS: no compensation for the supply voltage.
     public var supplyCompensationDisabled: Bool { get { flag(4) } set { setFlag(4, newValue) } }
     /// DATA_FORMAT_RTP: 1 = unsigned.
     public var unsignedRTP: Bool { get { flag(3) } set { setFlag(3, newValue) } }
+    /// LRA_DRIVE_MODE: update the LRA drive amplitude twice per cycle instead of once.
     public var lraDriveTwicePerCycle: Bool { get { flag(2) } set { setFlag(2, newValue) } }
+    /// N_PWM_ANALOG: the IN/TRIG pin is an analog input rather than PWM.
     public var analogInput: Bool { get { flag(1) } set { setFlag(1, newValue) } }
+    /// LRA_OPEN_LOOP: drive an LRA at OL_LRA_PERIOD without resonance tracking.
     public var lraOpenLoop: Bool { get { flag(0) } set { setFlag(0, newValue) } }
 }
 
 /// CONTROL4 (0x1E).
 public struct Control4Register: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.control4
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// ZC_DET_TIME (L parts).
     public var zeroCrossingTime: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
@@ -256,13 +297,20 @@ public struct Control4Register: RegisterValue {
 
 /// CONTROL5 (0x1F, DRV2605L/DRV2604L).
 public struct Control5Register: RegisterValue {
+    /// The register this value is read from and written to.
     public static let register = Register.control5
+    /// The byte on the bus.
     public var rawValue: UInt8
+    /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// AUTO_OL_CNT, 0...3: failed resonance detections before falling back to open loop.
     public var autoOpenLoopAttempts: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    /// LRA_AUTO_OPEN_LOOP: fall back to open loop when resonance tracking fails.
     public var lraAutoOpenLoop: Bool { get { flag(5) } set { setFlag(5, newValue) } }
     /// PLAYBACK_INTERVAL: 1 = 1 ms, 0 = 5 ms.
     public var oneMillisecondInterval: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    /// BLANKING_TIME[3:2].
     public var blankingTimeHigh: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    /// IDISS_TIME[3:2].
     public var idissTimeHigh: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
 }
