@@ -13,20 +13,28 @@ import Synchronization
 /// Plain integers keep the hot paths (a prepared trigger, an RTP update) free of allocation and
 /// conversion; `Duration` is used at API boundaries.
 public struct ClockInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// Nanoseconds since the clock's origin.
     public var nanoseconds: Int64
+    /// The instant `nanoseconds` after the origin.
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    /// The origin (a virtual clock's start).
     public static let zero = ClockInstant(nanoseconds: 0)
 
+    /// `duration` later (earlier for a negative one).
     public func advanced(by duration: Duration) -> ClockInstant {
         ClockInstant(nanoseconds: nanoseconds &+ duration.nanoseconds)
     }
+    /// `value` nanoseconds later, without building a `Duration` (hot paths).
     public func advanced(byNanoseconds value: Int64) -> ClockInstant {
         ClockInstant(nanoseconds: nanoseconds &+ value)
     }
     /// `self - other`.
     public func duration(since other: ClockInstant) -> Duration { .nanoseconds(nanoseconds - other.nanoseconds) }
+    /// Seconds since the origin, for printing and plots.
     public var seconds: Double { Double(nanoseconds) / 1e9 }
+    /// Earlier first.
     public static func < (lhs: ClockInstant, rhs: ClockInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+    /// "12.000100 s".
     public var description: String { String(format: "%.6f s", seconds) }
 }
 
@@ -61,21 +69,28 @@ public protocol HapticClock: AnyObject, Sendable {
 }
 
 extension HapticClock {
+    /// Sleeps until `duration` from now (on a virtual clock: moves time by it).
     public func sleep(for duration: Duration) { sleep(until: now.advanced(by: duration)) }
 }
 
 /// The machine's monotonic clock (`CLOCK_MONOTONIC`), with absolute-deadline sleeps.
 public final class SystemClock: HapticClock {
+    /// A handle on the machine's clock (they are all the same clock).
     public init() {}
+    /// The one most code uses.
     public static let shared = SystemClock()
+    /// False: time passes by itself.
     public var isVirtual: Bool { false }
 
+    /// CLOCK_MONOTONIC now.
     public var now: ClockInstant {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return ClockInstant(nanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
     }
 
+    /// Sleeps to an absolute deadline (clock_nanosleep with TIMER_ABSTIME), so a late wake-up does
+    /// not push later deadlines back; signals do not cut it short.
     public func sleep(until deadline: ClockInstant) {
         #if canImport(Glibc) || canImport(Musl)
         var spec = timespec(tv_sec: Int(deadline.nanoseconds / 1_000_000_000),
@@ -95,8 +110,11 @@ public final class SystemClock: HapticClock {
 public final class VirtualClock: HapticClock {
     /// Nanoseconds since the start; an atomic, since tests move time from several threads.
     private let current: Atomic<Int64>
+    /// A clock standing at `start`.
     public init(start: ClockInstant = .zero) { current = Atomic(start.nanoseconds) }
+    /// True: engines on it run their timers only when asked (`runDueWork`).
     public var isVirtual: Bool { true }
+    /// Where the clock stands.
     public var now: ClockInstant { ClockInstant(nanoseconds: current.load(ordering: .acquiring)) }
     /// Moves time to `deadline` unless it is already later (time never goes back).
     public func sleep(until deadline: ClockInstant) {
@@ -108,8 +126,10 @@ public final class VirtualClock: HapticClock {
             observed = original
         }
     }
+    /// Moves time forward by `duration` (a negative one is ignored).
     public func advance(by duration: Duration) {
         current.wrappingAdd(max(0, duration.nanoseconds), ordering: .acquiringAndReleasing)
     }
+    /// Moves time to `instant`, unless it is already later.
     public func advance(to instant: ClockInstant) { sleep(until: instant) }
 }
