@@ -4,10 +4,15 @@
 /// rejects combinations that make the actuator weak or silent — above all a library that does
 /// not fit the actuator, the first cause of "too weak / my LRA does not vibrate".
 public struct DRV2605Configuration: Sendable, Hashable, Codable {
+    /// ERM or LRA (N_ERM_LRA).
     public var actuator: ActuatorType
+    /// Closed loop (back-EMF feedback) or open loop.
     public var loop: LoopMode
+    /// The ROM library (LIBRARY_SEL); it must fit the actuator.
     public var library: EffectLibrary
+    /// RATED_VOLTAGE: full-scale drive in closed loop, from the actuator's rated voltage.
     public var ratedVoltage: UInt8
+    /// OD_CLAMP: the most the chip will ever apply, from the actuator's maximum voltage.
     public var overdriveClamp: UInt8
     /// DRIVE_TIME, 0...31.
     public var driveTime: UInt8
@@ -111,6 +116,7 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
 
     // MARK: - Register images
 
+    /// FEEDBACK_CONTROL as start-up writes it.
     public var feedbackControl: FeedbackControlRegister {
         var value = FeedbackControlRegister(rawValue: 0)
         value.isLRA = actuator == .lra
@@ -119,11 +125,13 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
         value.backEMFGain = calibration?.backEMFGain ?? 2
         return value
     }
+    /// CONTROL1 as start-up writes it.
     public var control1: Control1Register {
         var value = Control1Register(rawValue: 0x80)
         value.driveTime = driveTime
         return value
     }
+    /// CONTROL2 as start-up writes it.
     public var control2: Control2Register {
         var value = Control2Register(rawValue: 0)
         value.bidirectionalInput = bidirectionalInput
@@ -133,6 +141,7 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
         value.idissTimeLow = idissTime & 3
         return value
     }
+    /// CONTROL3 as start-up writes it.
     public var control3: Control3Register {
         var value = Control3Register(rawValue: 0)
         value.noiseGateThreshold = 2
@@ -141,12 +150,14 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
         value.unsignedRTP = unsignedRealTimeInput
         return value
     }
+    /// CONTROL4 as start-up writes it.
     public var control4: Control4Register {
         var value = Control4Register(rawValue: 0)
         value.zeroCrossingTime = zeroCrossingTime
         value.autoCalibrationTime = autoCalibrationTime
         return value
     }
+    /// CONTROL5 as start-up writes it (L parts).
     public var control5: Control5Register {
         var value = Control5Register(rawValue: 0x80)
         value.oneMillisecondInterval = oneMillisecondPlaybackInterval
@@ -192,6 +203,7 @@ public struct CalibrationValues: Sendable, Hashable, Codable {
     /// For an LRA: the period calibration found (OL_LRA_PERIOD / LRA_PERIOD units of 98.46 µs).
     public var lraPeriod: UInt8?
 
+    /// Values read back after calibration, or restored from a saved file.
     public init(compensation: UInt8, backEMF: UInt8, backEMFGain: UInt8, lraPeriod: UInt8? = nil) {
         self.compensation = compensation
         self.backEMF = backEMF

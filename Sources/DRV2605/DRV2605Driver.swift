@@ -40,9 +40,11 @@ public final class DRV2605Driver<Bus: I2CBus> {
         /// level (MODE 2: GO follows the pin, so it is held high while the sequence plays and
         /// lowered when it ends or is stopped — a pin left low stops the actuator by itself).
         public var triggerPinMode: TriggerPinMode = .edge
+        /// The defaults above: the datasheet's figures where it gives them, cautious ones elsewhere.
         public init() {}
     }
 
+    /// How IN/TRIG starts playback (see `Options.triggerPinMode`).
     public enum TriggerPinMode: String, Sendable { case edge, level }
 
     /// The chip's power state as the driver left it.
@@ -57,22 +59,36 @@ public final class DRV2605Driver<Bus: I2CBus> {
 
     /// A snapshot read in one transaction: what completion polls and reset detection look at.
     public struct ChipSnapshot: Sendable, Equatable {
+        /// STATUS: faults and the last routine's result.
         public var status: StatusRegister
+        /// MODE: standby and the operating mode.
         public var mode: ModeRegister
+        /// LIBRARY_SEL.
         public var library: LibrarySelectionRegister
+        /// WAV_FRM_SEQ1...8.
         public var slots: [UInt8]
+        /// GO: a sequence or routine is running.
         public var go: Bool
     }
 
+    /// The bus the chip is on (a `/dev/i2c-N`, a multiplexer channel, a simulator).
     public let bus: Bus
+    /// 0x5A for every part of the family.
     public let address: I2CAddress
+    /// EN, when wired: the driver lowers it for shutdown and raises it (and waits) to wake.
     public let enableLine: (any GPIOOutputLine)?
+    /// IN/TRIG, when wired: prepared triggers become an edge or a level instead of a GO write.
     public let triggerLine: (any GPIOOutputLine)?
+    /// What every wait and poll deadline is measured on.
     public let clock: any HapticClock
+    /// Timings and choices; changes take effect at the next call.
     public var options: Options
 
+    /// The part `start()` found (nil before).
     public internal(set) var part: Part?
+    /// What was (or will be) written at start-up; calibration updates it.
     public internal(set) var configuration: DRV2605Configuration
+    /// Shutdown, standby or ready, as the driver last left the chip.
     public internal(set) var power: PowerState = .shutdown
     /// The operating mode last written.
     public internal(set) var mode: OperatingMode = .internalTrigger
@@ -86,6 +102,7 @@ public final class DRV2605Driver<Bus: I2CBus> {
     /// an engine counts them so that a failure on an exit or error path is not invisible.
     public internal(set) var suppressedErrors = 0
 
+    /// A driver for the chip at `address` on `bus`; nothing is sent until `start()`.
     public init(bus: Bus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
                 enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
                 clock: any HapticClock, options: Options = Options()) {
