@@ -13,7 +13,9 @@ import HardwareAccessTesting
 public final class SimulatedDRV2605: I2CBus {
     /// Behaviours the reference marks as unconfirmed, and timings it does not give.
     public struct Options: Sendable {
+        /// Which member of the family it is (STATUS device ID, ROM or RAM).
         public var part: Part = .drv2605L
+        /// The address it answers at.
         public var address: I2CAddress = .drv2605
         /// TI e2e 295607: "many register writes are ignored while in standby". UNCONFIRMED; on by
         /// default so that drivers are tested against the stricter chip. MODE is always written.
@@ -32,6 +34,7 @@ public final class SimulatedDRV2605: I2CBus {
         public var calibrationDurations: [Duration] = [.milliseconds(250), .milliseconds(350), .milliseconds(600), .milliseconds(1100)]
         /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
         public var oneMillisecondIntervalShortensEffects = true
+        /// The defaults above: the stricter chip where the datasheet is silent.
         public init() {}
     }
 
@@ -45,8 +48,11 @@ public final class SimulatedDRV2605: I2CBus {
         case ackLost(I2CError.Kind)
     }
 
+    /// The time the chip lives in (a `VirtualClock` in tests).
     public let clock: any HapticClock
+    /// Its behaviour where the datasheet is silent.
     public var options: Options
+    /// The actuator on its outputs: resonance, back-EMF, shorts and opens for diagnostics.
     public var actuator: SimulatedActuator
 
     /// Registers 0x00–0x22.
@@ -72,7 +78,9 @@ public final class SimulatedDRV2605: I2CBus {
     public var calibrationFails = false
 
     // Pins.
+    /// EN's level (high when no EN line was made).
     public private(set) var enablePin = true
+    /// IN/TRIG's level.
     public private(set) var triggerPin = false
 
     // Internal state.
@@ -85,6 +93,7 @@ public final class SimulatedDRV2605: I2CBus {
     private var resetUntil: ClockInstant?
     private var readyAt: ClockInstant = .zero
 
+    /// A chip at its reset values, powered, with `actuator` on its outputs.
     public init(clock: any HapticClock, actuator: SimulatedActuator = .typicalLRA, options: Options = Options()) {
         self.clock = clock
         self.actuator = actuator
@@ -98,6 +107,7 @@ public final class SimulatedDRV2605: I2CBus {
     public func injectFault(_ fault: InjectedFault, atTransaction index: Int) { faultsByIndex[index] = fault }
     /// Makes the next transaction fail.
     public func injectFaultOnNextTransaction(_ fault: InjectedFault) { faultsByIndex[transactionCount] = fault }
+    /// Forgets injected faults that have not fired.
     public func clearFaults() { faultsByIndex.removeAll() }
     /// Latches OC_DETECT and stops the output, as the chip does on a short.
     public func raiseOverCurrent() { latchFault(bit: 0) }
@@ -108,7 +118,9 @@ public final class SimulatedDRV2605: I2CBus {
         advance()
         completeReset(at: clock.now)
     }
+    /// Forgets the transactions recorded so far.
     public func clearTrace() { trace.removeAll(keepingCapacity: true) }
+    /// Forgets what the actuator was driven with so far.
     public func clearOutput() { output.clear() }
 
     /// The EN pin. Low stops the output; with `registersSurviveShutdown` off, high resets them.
@@ -172,6 +184,7 @@ public final class SimulatedDRV2605: I2CBus {
 
     // MARK: - I2CBus
 
+    /// A register write (auto-incrementing from the first byte's register), with its effects.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         let (now, lostAcknowledge) = try beginTransaction(.write, address, bytes)
         record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: lostAcknowledge?.kind))
@@ -185,6 +198,7 @@ public final class SimulatedDRV2605: I2CBus {
         if let lostAcknowledge { throw lostAcknowledge }
     }
 
+    /// A register read (auto-incrementing), with the clear-on-read STATUS bits cleared.
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         let (now, lostAcknowledge) = try beginTransaction(.writeRead, address, bytes)
         let start = Int(bytes.last ?? 0)

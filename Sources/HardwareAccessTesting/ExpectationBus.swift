@@ -7,10 +7,12 @@ import HardwareAccess
 /// a mismatch and fails with `.invalidRequest`; `verify()` reports mismatches and unused
 /// expectations, so a test cannot pass while the driver did something else.
 public final class ExpectationBus: I2CBus {
+    /// One transaction the device code must make, and what the "device" answers.
     public enum Expectation: Equatable, Sendable, CustomStringConvertible {
         case write(I2CAddress, [UInt8], fail: I2CError.Kind? = nil)
         case writeRead(I2CAddress, [UInt8], response: [UInt8], fail: I2CError.Kind? = nil)
 
+        /// As a test failure prints it: `write 0x5A [c 1]`.
         public var description: String {
             let hex = { (bytes: [UInt8]) in bytes.map { String($0, radix: 16) }.joined(separator: " ") }
             switch self {
@@ -22,14 +24,20 @@ public final class ExpectationBus: I2CBus {
         }
     }
 
+    /// Every expectation, used or not, in order.
     public private(set) var expectations: [Expectation]
+    /// How many have been met so far.
     public private(set) var used = 0
+    /// What went differently from the expectations, one line each.
     public private(set) var mismatches: [String] = []
 
+    /// A bus that expects exactly `expectations`, in this order.
     public init(_ expectations: [Expectation]) { self.expectations = expectations }
 
+    /// Adds expectations after the ones already given.
     public func expect(_ more: [Expectation]) { expectations += more }
 
+    /// Checked against the next expectation; answered as it says.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         guard used < expectations.count else {
             mismatches.append("unexpected write \(address) \(bytes) after all \(expectations.count) expectations")
@@ -45,6 +53,7 @@ public final class ExpectationBus: I2CBus {
         if let fail { throw I2CError(fail, operation: "write to \(address)", address: address, detail: "injected by ExpectationBus") }
     }
 
+    /// Checked against the next expectation; answered with its response or its error.
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         guard used < expectations.count else {
             mismatches.append("unexpected writeRead \(address) \(bytes) after all \(expectations.count) expectations")
@@ -74,9 +83,13 @@ public final class ExpectationBus: I2CBus {
 
 /// A GPIO output line that records every level it was driven to, with the time.
 public final class RecordingGPIOLine: GPIOOutputLine {
+    /// The name errors and traces use.
     public let name: String
+    /// The level last set (nil before the first).
     public private(set) var level: Bool?
+    /// Every level set, with when.
     public private(set) var history: [(time: ClockInstant, high: Bool)] = []
+    /// Whether `release()` was called.
     public private(set) var released = false
     private let clock: any HapticClock
     /// Makes the next `set` fail with this error kind.
@@ -90,11 +103,13 @@ public final class RecordingGPIOLine: GPIOOutputLine {
     /// Called after each successful set (the simulated chip listens to its EN and IN/TRIG pins this way).
     public var onChange: ((Bool) -> Void)?
 
+    /// A line called `name` that timestamps its changes on `clock`.
     public init(name: String, clock: any HapticClock) {
         self.name = name
         self.clock = clock
     }
 
+    /// Records the level, unless a failure was injected for this call or the line was released.
     public func set(_ high: Bool) throws(GPIOError) {
         let index = setCalls
         setCalls += 1
@@ -108,5 +123,6 @@ public final class RecordingGPIOLine: GPIOOutputLine {
         onChange?(high)
     }
 
+    /// Marks the line released; later `set` calls fail with `.notRequested`.
     public func release() { released = true }
 }

@@ -11,15 +11,21 @@ import HardwareAccess
 public struct CalibrationRecord: Codable, Equatable, Sendable {
     /// Which chip and actuator: bus, address, mux channel and the actuator's datasheet values.
     public var key: String
+    /// The part calibrated ("DRV2605L").
     public var part: String
     /// The inputs calibration ran with; a change to any of them (RATED_VOLTAGE above all) needs a
     /// new calibration, so a record with other inputs is not applied.
     public var ratedVoltage: UInt8
+    /// OD_CLAMP calibration ran with.
     public var overdriveClamp: UInt8
+    /// DRIVE_TIME calibration ran with.
     public var driveTime: UInt8
+    /// What calibration found.
     public var values: CalibrationValues
+    /// When (shown by `status`).
     public var calibratedAt: Date
 
+    /// A record of `values`, found with `configuration`'s inputs on `part`.
     public init(key: String, part: Part, configuration: DRV2605Configuration, values: CalibrationValues, calibratedAt: Date) {
         self.key = key
         self.part = part.description
@@ -41,8 +47,10 @@ public struct CalibrationRecord: Codable, Equatable, Sendable {
 /// of the directory), so a crash or power cut leaves the old file or the new one, never half of
 /// either. A corrupt or mismatched file is reported and ignored, never applied in part.
 public struct CalibrationStore: Sendable {
+    /// The JSON file.
     public let path: String
 
+    /// A store in `path` (nothing is read until asked).
     public init(path: String = CalibrationStore.defaultPath) { self.path = path }
 
     /// `$HAPTIC_CALIBRATION_FILE`; else /var/lib/haptics/calibration.json for root, and
@@ -160,7 +168,10 @@ struct CalibrationFile: Codable {
 
 /// The calibration file could not be read or written.
 public struct CalibrationStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
     public var path: String
+    /// What is wrong ("is corrupt (...)", "cannot be written (...)").
     public var problem: String
+    /// One line naming the file and the problem.
     public var description: String { "calibration file \(path) \(problem)" }
 }
