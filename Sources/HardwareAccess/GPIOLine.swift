@@ -15,6 +15,7 @@ public protocol GPIOOutputLine: AnyObject {
 
 /// What went wrong with a GPIO line.
 public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, each with its own hint.
     public enum Kind: String, Sendable, Equatable {
         /// No GPIO chip with that label, name or path.
         case noSuchChip
@@ -29,10 +30,14 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
         case other
     }
     public var kind: Kind
+    /// The system's errno, when a call failed.
     public var errno: Errno?
+    /// The line, as "chip:line (consumer)".
     public var line: String
+    /// What was being done ("setting it high").
     public var detail: String?
 
+    /// An error of `kind` on `line`.
     public init(_ kind: Kind, errno: Errno? = nil, line: String, detail: String? = nil) {
         self.kind = kind
         self.errno = errno
@@ -40,6 +45,7 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// What to check or do about it.
     public var hint: String {
         switch kind {
         case .noSuchChip: return "list the chips with 'gpiodetect'; \"chip\": \"header\" finds a Raspberry Pi's 40-pin header on every model (label pinctrl-rp1 on a Pi 5, pinctrl-bcm2711 or pinctrl-bcm2835 before; the Pi 5's was gpiochip4 before kernel 6.6.y, gpiochip0 since)"
@@ -51,6 +57,7 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// One line: the line, the kind, the errno, the hint.
     public var description: String {
         var text = "GPIO \(line): \(kind)"
         if let errno { text += " (\(errno), errno \(errno.rawValue))" }

@@ -9,12 +9,15 @@ import Foundation
 /// transaction behind it happen under one lock. (Where the kernel's i2c-mux-pca954x driver owns
 /// the switch, each channel is its own /dev/i2c-N instead.)
 public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
+    /// The bus the switch is on.
     public let parent: Parent
+    /// The switch's address (0x70-0x77).
     public let address: I2CAddress
     private let lock = NSLock()
     /// The channel mask last written; `nil` when unknown (e.g. after an error).
     public private(set) var selectedMask: UInt8?
 
+    /// The switch at `address` on `parent`; nothing is written until a channel is used.
     public init(parent: Parent, address: I2CAddress = .tca9548a) {
         self.parent = parent
         self.address = address
@@ -56,7 +59,9 @@ public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
 
 /// The bus behind one TCA9548A channel: selects the channel before each transaction when needed.
 public final class MuxChannelBus<Parent: I2CBus>: I2CBus {
+    /// The switch.
     public let mux: TCA9548A<Parent>
+    /// 0...7.
     public let channel: Int
     init(mux: TCA9548A<Parent>, channel: Int) {
         self.mux = mux
@@ -66,9 +71,11 @@ public final class MuxChannelBus<Parent: I2CBus>: I2CBus {
     /// The channel's bit in the switch's control byte.
     public var mask: UInt8 { UInt8(1) << UInt8(channel) }
 
+    /// Selects the channel if needed, then writes, under the switch's lock.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         try mux.withChannels(mask: mask) { (parent: Parent) throws(I2CError) in try parent.write(to: address, bytes) }
     }
+    /// Selects the channel if needed, then transfers, under the switch's lock.
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         try mux.withChannels(mask: mask) { (parent: Parent) throws(I2CError) -> [UInt8] in try parent.writeRead(to: address, bytes, count: count) }
     }

@@ -5,6 +5,7 @@ import HardwareAccess
 /// fault matrices that hit every transaction of an operation in turn, whatever sits behind the bus
 /// (a simulated chip, a multiplexer and its chips).
 public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
+    /// The two ways a transaction fails on a real bus.
     public enum Fault: Sendable, Equatable, CustomStringConvertible {
         /// Nothing reached the device; the caller sees this error.
         case lost(I2CError.Kind)
@@ -12,6 +13,7 @@ public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
         /// still sees this error, as when the last byte's acknowledge is lost.
         case acknowledgeLost(I2CError.Kind)
 
+        /// "lost (busError)", "landed, acknowledge lost (noAcknowledge)".
         public var description: String {
             switch self {
             case let .lost(kind): return "lost (\(kind))"
@@ -20,6 +22,7 @@ public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
         }
     }
 
+    /// The bus behind.
     public let wrapped: Wrapped
     /// Transactions seen so far: the index the next one will have.
     public private(set) var count = 0
@@ -27,12 +30,15 @@ public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
     public private(set) var fired: [Int] = []
     private var faults: [Int: Fault] = [:]
 
+    /// `wrapped`, with no fault planned.
     public init(_ wrapped: Wrapped) { self.wrapped = wrapped }
 
     /// Fails transaction `index` (absolute, as `count` numbers them) with `fault`.
     public func inject(_ fault: Fault, at index: Int) { faults[index] = fault }
+    /// Forgets planned faults that have not fired.
     public func clearFaults() { faults.removeAll() }
 
+    /// `wrapped`'s write, or the planned fault.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         let fault = next()
         switch fault {
@@ -46,6 +52,7 @@ public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
         }
     }
 
+    /// `wrapped`'s transfer, or the planned fault.
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         let fault = next()
         switch fault {
