@@ -45,14 +45,10 @@ struct HapticBench: ParsableCommand {
             clock.advance(by: .milliseconds(100))
             engine.runDueWork()
         }
-        return percentiles(&samples)
+        let figures = percentileFigures(&samples)
+        return (figures["medianMicroseconds"] ?? 0, figures["p99Microseconds"] ?? 0)
     }
 
-    func percentiles(_ samples: inout [Double]) -> (median: Double, p99: Double) {
-        samples.sort()
-        guard !samples.isEmpty else { return (0, 0) }
-        return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)])
-    }
 
     /// An engine on the simulated chip (no trace kept) with the benchmark's options.
     func rig(enable: Bool = false, trigger: Bool = false) throws -> EngineRig {
