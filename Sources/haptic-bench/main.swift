@@ -49,7 +49,6 @@ struct HapticBench: ParsableCommand {
         return (figures["medianMicroseconds"] ?? 0, figures["p99Microseconds"] ?? 0)
     }
 
-
     /// An engine on the simulated chip (no trace kept) with the benchmark's options.
     func rig(enable: Bool = false, trigger: Bool = false) throws -> EngineRig {
         let rig = try EngineRig(enable: enable, trigger: trigger, options: benchOptions)
