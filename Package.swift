@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess", "HardwareAccessTesting",
+                "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess", "HardwareAccessTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -65,3 +65,16 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
         return text + ". Hint: \(hint)"
     }
 }
+
+/// Which line on a chip: by offset (BCM GPIO number on a Pi) or by the name the device tree gives it.
+public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
+    case offset(UInt32)
+    case name(String)
+    /// The offset or the name, as `gpioinfo` shows them.
+    public var description: String {
+        switch self {
+        case let .offset(offset): return "\(offset)"
+        case let .name(name): return name
+        }
+    }
+}

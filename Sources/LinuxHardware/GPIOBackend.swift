@@ -1,14 +1,4 @@
-/// Which line on a chip: by offset (BCM GPIO number on a Pi) or by the name the device tree gives it.
-public enum GPIOLineSelector: Hashable, Sendable, CustomStringConvertible {
-    case offset(UInt32)
-    case name(String)
-    public var description: String {
-        switch self {
-        case let .offset(offset): return "\(offset)"
-        case let .name(name): return name
-        }
-    }
-}
+import HardwareAccess
 
 /// The GPIO calls LinuxHardware makes, behind a seam: tests inject errno values and check what
 /// was requested. The live form is `LibGPIODBackend`: libgpiod 1.x or 2.x, whichever the installed

@@ -1,5 +1,6 @@
 #if !LIBGPIOD2
 import CLinuxHardware
+import HardwareAccess
 
 /// libgpiod 1.x (Debian 12, Raspberry Pi OS bookworm): a chip, a line, `gpiod_line_request_output`.
 /// Its twin for 2.x is LibGPIOD2.swift; Package.swift compiles one of them.

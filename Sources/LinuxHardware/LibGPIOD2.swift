@@ -1,5 +1,6 @@
 #if LIBGPIOD2
 import CLinuxHardware
+import HardwareAccess
 
 /// libgpiod 2.x (Debian 13, Raspberry Pi OS trixie): line settings, a line config and a request
 /// config make one `gpiod_line_request`, which lives on after its chip is closed.

@@ -1,4 +1,5 @@
 import CLinuxHardware
+import HardwareAccess
 
 /// The live GPIO backend: libgpiod, 1.x or 2.x, whichever Package.swift found installed. What
 /// does not depend on the version lives here (finding the chip, the table of requests, errno);

@@ -318,28 +318,28 @@ extension HapticBench {
 
     /// A group of chips behind one TCA9548A: the bus traffic between the first and the last GO.
     func measureGroupSkew() throws -> [String: Any] {
+        // A board of `groupSize` LRAs behind one TCA9548A, opened as an app would open it.
+        let drivers = (0..<groupSize).map { #"{ "name": "chip\#($0)", "mux": { "address": "0x70", "channel": \#($0) } }"# }
+        let file = try BoardFile.parse(Data(#"""
+            { "format": 1, "name": "bench", "bus": "/dev/i2c-1", "supplyVolts": 5,
+              "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.5, "resonantHz": 175 } },
+              "defaultActuator": "lra", "drivers": [\#(drivers.joined(separator: ", "))] }
+            """#.utf8), path: "bench.json")
         let clock = VirtualClock()
-        let mux = SimulatedTCA9548A()
-        for channel in 0..<groupSize { mux.attach(SimulatedDRV2605(clock: clock), channel: channel) }
-        let monitored = MonitoredBus(mux, clock: clock)
-        monitored.keepsLog = true
-        let tca = TCA9548A(parent: monitored)
-        var engines: [HapticEngine] = []
-        for channel in 0..<groupSize {
-            guard let bus = tca.channel(channel) else { continue }
-            engines.append(try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
-                                            clock: clock, options: benchOptions))
-        }
-        let allChannels = UInt8((1 << groupSize) - 1)
+        let hardware = LoggingHardware(try SimulatedHardware(board: file, clock: clock, keepsTrace: false), clock: clock)
+        var options = HapticBoard.Options()
+        options.engine = benchOptions
+        options.calibrations = nil
+        let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
+        let engines = board.chips.map(\.engine)
         var result: [String: Any] = ["chips": groupSize,
                                      "computedOneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6]
-        for (name, group) in [("broadcast", HapticGroup(engines: engines, clock: clock) { try tca.broadcast(to: .drv2605, Register.go.write(1), mask: allChannels) }),
-                              ("sequential", HapticGroup(engines: engines, clock: clock))] {
+        for (name, group) in [("broadcast", board.group), ("sequential", HapticGroup(engines: engines, clock: clock))] {
             clock.advance(by: .seconds(3))
             for engine in engines { engine.runDueWork() }
-            monitored.clearLog()
+            hardware.clearLog()
             group.play(.impact(.heavy))
-            let log = monitored.log
+            let log = hardware.log
             let first = log.firstIndex { $0.written == Register.go.write(1) } ?? 0
             let last = log.lastIndex { $0.written == Register.go.write(1) } ?? 0
             let between = last > first ? Array(log[(first + 1)...last]) : []
@@ -349,6 +349,35 @@ extension HapticBench {
                             "computedPerExtraChipMicroseconds400kHz": groupSize > 1 ? seconds * 1e6 / Double(groupSize - 1) : 0]
         }
         return result
+    }
+}
+
+/// Hands out another provider's buses wrapped in a logging monitor: every transaction on the wire,
+/// channel selects included (an engine's own monitor sees only its chip's transactions).
+final class LoggingHardware: HardwareProvider {
+    private let inner: any HardwareProvider
+    private let clock: any HapticClock
+    private var buses: [String: MonitoredBus<AnyI2CBus>] = [:]
+
+    init(_ inner: any HardwareProvider, clock: any HapticClock) {
+        self.inner = inner
+        self.clock = clock
+    }
+
+    /// Every transaction on the buses handed out, in order on each bus (the benchmark uses one).
+    var log: [BusTransaction] { buses.values.flatMap(\.log) }
+    func clearLog() { for bus in buses.values { bus.clearLog() } }
+
+    func bus(at path: String) throws -> any I2CBus {
+        if let bus = buses[path] { return bus }
+        let bus = MonitoredBus(AnyI2CBus(try inner.bus(at: path)), clock: clock)
+        bus.keepsLog = true
+        buses[path] = bus
+        return bus
+    }
+
+    func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine {
+        try inner.outputLine(chip: chip, line: line, consumer: consumer)
     }
 }
 

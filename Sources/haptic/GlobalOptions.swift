@@ -1,4 +1,8 @@
 import ArgumentParser
+import DRV2605
+import Foundation
+import Haptics
+import HardwareAccess
 
 /// Options every verb takes.
 struct GlobalOptions: ParsableArguments {
@@ -31,4 +35,32 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Print a machine-readable JSON summary on stdout instead of text.")
     var json = false
+
+    /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single
+    /// breakout with the `--actuator` type when there is none.
+    func boardFile() throws -> (file: BoardFile, fromPath: Bool) {
+        if let path = try board.map({ name throws -> String in try BoardFile.locate(name) }) ?? BoardFile.defaultBoardPath() {
+            return (try BoardFile.load(path), true)
+        }
+        guard let type = ActuatorType(rawValue: (actuator ?? "lra").lowercased()) else {
+            throw CLIError("--actuator must be lra or erm without a board file, not '\(actuator ?? "")'", exitCode: CLIError.usage)
+        }
+        return (BoardFile.single(actuator: type), false)
+    }
+
+    /// `--address` when it is not the default 0x5A.
+    func addressOverride() throws -> I2CAddress? {
+        guard address.lowercased() != "0x5a" else { return nil }
+        guard let value = Int(address.lowercased().replacingOccurrences(of: "0x", with: ""), radix: 16), let parsed = I2CAddress(value) else {
+            throw CLIError("--address must be a 7-bit address such as 0x5A, not '\(address)'", exitCode: CLIError.usage)
+        }
+        return parsed
+    }
+
+    /// Whether to run on simulated chips: `--simulate`, or nothing named and no I2C bus on this machine.
+    func simulates(withBoardFile: Bool) -> Bool {
+        guard !simulate else { return true }
+        return !withBoardFile && bus == nil && !FileManager.default.fileExists(atPath: "/dev/i2c-1")
+            && !((try? FileManager.default.contentsOfDirectory(atPath: "/dev"))?.contains { $0.hasPrefix("i2c-") } ?? false)
+    }
 }

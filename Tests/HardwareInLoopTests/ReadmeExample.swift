@@ -19,6 +19,12 @@ func readmeExample() throws {
     HapticEngine.shared?.play(.success)
 }
 
+/// The README's board example: a board file opened in two lines.
+func readmeBoardExample() throws {
+    let board = try HapticBoard.open(try BoardFile.load("/etc/haptics/board.json"), hardware: LinuxHardwareProvider())
+    board.group.play(.success)       // every chip of the board, in step
+}
+
 import Foundation
 import Testing
 
@@ -31,9 +37,11 @@ import Testing
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let source = try String(contentsOf: here, encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## In an app").dropFirst().first)
-        let block = try #require(section.components(separatedBy: "```swift").dropFirst().first?.components(separatedBy: "```").first)
-        let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        #expect(lines.count > 10)
+        let blocks = section.components(separatedBy: "## ").first?.components(separatedBy: "```swift").dropFirst()
+            .compactMap { $0.components(separatedBy: "```").first } ?? []
+        #expect(blocks.count == 2)
+        let lines = blocks.joined(separator: "\n").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(lines.count > 12)
         for line in lines { #expect(source.contains(line), "README line not in ReadmeExample.swift: \(line)") }
     }
 }

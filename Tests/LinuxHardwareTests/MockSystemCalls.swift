@@ -1,4 +1,5 @@
 import CLinuxHardware
+import HardwareAccess
 @testable import LinuxHardware
 
 /// A scripted `LinuxSystemCalls`: records every call with its decoded arguments and fails the

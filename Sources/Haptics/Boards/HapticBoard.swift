@@ -1,0 +1,161 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Logging
+
+/// A board file turned into working hardware: one engine per chip, each with its saved
+/// calibration restored, the chips behind a TCA9548A sharing one switch, and a group that triggers
+/// them together (one GO write broadcast through every channel when they share a switch). The
+/// buses and lines come from a `HardwareProvider`, so the same file opens on the Pi, on simulated
+/// chips, and in tests:
+///
+///     let board = try HapticBoard.open(try BoardFile.load("Boards/adafruit-drv2605l.json"), hardware: LinuxHardwareProvider())
+///     board.engine.play(.success)
+public final class HapticBoard {
+    /// One opened chip.
+    public struct Chip {
+        /// The driver's name in the board file.
+        public let name: String
+        public let engine: HapticEngine
+        /// What was written at start-up, the restored calibration included.
+        public let configuration: DRV2605Configuration
+        /// The key its calibration is saved under (bus, address, multiplexer channel, actuator).
+        public let calibrationKey: String
+        /// Where its calibration came from, for people: "restored from ... (calibrated ...)" or why not.
+        public let calibrationSource: String
+    }
+
+    /// What to open and how.
+    public struct Options {
+        /// The actuator preset (nil: the file's default).
+        public var actuator: String?
+        /// The drivers to open, by name (nil: all of them, in the file's order).
+        public var drivers: [String]?
+        /// Options for every engine (each driver's IN/TRIG mode is set from the file).
+        public var engine = HapticEngine.Options()
+        /// Where calibrations are restored from (nil: none restored).
+        public var calibrations: CalibrationStore? = CalibrationStore()
+        /// Put before the bus in calibration keys, so simulated chips never use a real chip's
+        /// calibration ("simulated:").
+        public var calibrationNamespace = ""
+        public var logger = Logger(label: "haptics")
+        /// Every bus transaction of every chip (a CLI's `--trace`).
+        public var observer: ((BusTransaction) -> Void)?
+        /// Problems that do not stop the opening (a corrupt calibration file, an unexpected part).
+        public var warn: (String) -> Void = { _ in }
+        /// All drivers, the default actuator, calibrations from the default store.
+        public init() {}
+    }
+
+    /// The board file it was opened from.
+    public let file: BoardFile
+    /// The actuator preset in use.
+    public let actuator: BoardFile.Actuator
+    /// The opened chips, in the order asked for.
+    public let chips: [Chip]
+    /// All opened chips as one group.
+    public let group: HapticGroup
+
+    /// The first opened chip's engine: the board's only one, or the one asked for first.
+    public var engine: HapticEngine { chips[0].engine }
+
+    private init(file: BoardFile, actuator: BoardFile.Actuator, chips: [Chip], group: HapticGroup) {
+        self.file = file
+        self.actuator = actuator
+        self.chips = chips
+        self.group = group
+    }
+
+    /// Opens the board's chips on `hardware`: buses and lines requested, every chip started and
+    /// configured. Throws the first error with what to check (a bus that does not exist, a chip
+    /// that does not answer, a line another program holds).
+    public static func open(_ file: BoardFile, hardware: any HardwareProvider, clock: any HapticClock = SystemClock.shared,
+                            options: Options = Options()) throws -> HapticBoard {
+        let preset = try file.actuator(named: options.actuator)
+        let configuration = try file.configuration(actuator: preset.name)
+        let drivers = try (options.drivers ?? file.drivers.map(\.name)).map { name throws(BoardFileError) -> BoardFile.Driver in
+            guard let driver = file.drivers.first(where: { $0.name == name }) else {
+                throw BoardFileError(file: file.path, field: "drivers", problem: "has no driver '\(name)'",
+                                     allowed: file.drivers.map(\.name).joined(separator: ", "))
+            }
+            return driver
+        }
+        guard !drivers.isEmpty else { throw BoardFileError(file: file.path, field: "drivers", problem: "lists no drivers") }
+        var engineOptions = options.engine
+        engineOptions.mapping = file.mapping(for: configuration.actuator)
+        var switches: [String: TCA9548A<AnyI2CBus>] = [:]
+        var chips: [Chip] = []
+        for driver in drivers {
+            let busPath = BoardFile.resolveBusPath(driver.bus)
+            let key = CalibrationStore.key(bus: options.calibrationNamespace + busPath, address: driver.address,
+                                           mux: driver.mux, actuator: preset.specification)
+            var chipConfiguration = configuration
+            var source = "none saved: chip defaults (run 'haptic calibrate')"
+            if let store = options.calibrations {
+                let (record, warning) = store.lookup(key: key, configuration: chipConfiguration)
+                if let warning { options.warn(warning) }
+                if let record {
+                    chipConfiguration.calibration = record.values
+                    source = "restored from \(store.path) (calibrated \(ISO8601DateFormatter().string(from: record.calibratedAt)))"
+                }
+            }
+            let base = try hardware.bus(at: busPath)
+            let bus: any I2CBus
+            if let mux = driver.mux {
+                let switchKey = "\(busPath)@\(mux.address)"
+                let front = switches[switchKey] ?? TCA9548A(parent: AnyI2CBus(base), address: mux.address)
+                switches[switchKey] = front
+                bus = front.channel(mux.channel) ?? base
+            } else {
+                bus = base
+            }
+            let enable = try driver.enable.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic EN \(driver.name)") }
+            let trigger = try driver.trigger.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic IN/TRIG \(driver.name)") }
+            var chipOptions = engineOptions
+            chipOptions.driver.triggerPinMode = driver.triggerMode
+            let engine = try HapticEngine(bus: bus, address: driver.address, configuration: chipConfiguration, enableLine: enable,
+                                          triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
+                                          observer: options.observer)
+            if let expected = driver.part, engine.capabilities.part != expected {
+                options.warn("the board file expects a \(expected) for \(driver.name) but found a \(engine.capabilities.part)")
+            }
+            chips.append(Chip(name: driver.name, engine: engine, configuration: chipConfiguration, calibrationKey: key, calibrationSource: source))
+        }
+        // Every chip behind one switch: one GO write through all their channels starts them at once.
+        let engines = chips.map(\.engine)
+        if chips.count > 1, switches.count == 1, let front = switches.values.first,
+           drivers.allSatisfy({ $0.mux != nil && $0.address == drivers[0].address }) {
+            let mask = drivers.compactMap(\.mux?.channel).reduce(UInt8(0)) { $0 | (UInt8(1) << UInt8($1)) }
+            let target = drivers[0].address
+            let group = HapticGroup(engines: engines, clock: clock) { try front.broadcast(to: target, Register.go.write(1), mask: mask) }
+            return HapticBoard(file: file, actuator: preset, chips: chips, group: group)
+        }
+        return HapticBoard(file: file, actuator: preset, chips: chips, group: HapticGroup(engines: engines, clock: clock))
+    }
+}
+
+extension BoardFile {
+    /// A board with one chip and a typical actuator, for when there is no board file: what a
+    /// breakout on `bus` (path or number) at `address` is, unless said otherwise.
+    public static func single(bus: String = "/dev/i2c-1", address: I2CAddress = .drv2605, actuator: ActuatorType = .lra) -> BoardFile {
+        let name = actuator.rawValue
+        return BoardFile(path: "(no board file)", name: "single \(actuator) breakout", description: "one DRV2605 with a typical \(actuator)",
+                         supplyVolts: 5.0,
+                         actuators: [Actuator(name: name, specification: .typical(actuator), library: actuator == .erm ? .ermB : nil,
+                                              loop: nil, description: nil)],
+                         defaultActuator: name,
+                         drivers: [Driver(name: "main", bus: bus, address: address, part: nil, enable: nil, trigger: nil, mux: nil)],
+                         feedback: [:])
+    }
+
+    /// "/dev/i2c-N" for a bare number, the path otherwise.
+    public static func resolveBusPath(_ pathOrNumber: String) -> String {
+        if let number = Int(pathOrNumber), number >= 0 { return "/dev/i2c-\(number)" }
+        return pathOrNumber
+    }
+}
+
+extension BoardFile.Line {
+    /// The line by name when the file names it, else by offset.
+    public var selector: GPIOLineSelector { lineName.map { .name($0) } ?? .offset(offset ?? 0) }
+}

@@ -1,0 +1,11 @@
+/// Where an opened board's buses and GPIO lines come from: the machine (LinuxHardware's
+/// `LinuxHardwareProvider`) or simulated chips (HapticsTesting's `SimulatedHardware`). Opening a
+/// board (`HapticBoard.open`) asks it for every bus path and line the board file names, so the
+/// same board file runs on the Pi, on the simulator, and in tests.
+public protocol HardwareProvider: AnyObject {
+    /// The I2C bus at `path` ("/dev/i2c-1"); the same object each time for the same path, since
+    /// the chips on a bus (and the multiplexer in front of them) share it.
+    func bus(at path: String) throws -> any I2CBus
+    /// `line` on `chip`, requested as an output driven low; `consumer` is what `gpioinfo` shows.
+    func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine
+}

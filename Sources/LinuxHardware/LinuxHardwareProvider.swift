@@ -1,0 +1,24 @@
+import HardwareAccess
+
+/// The machine's I2C buses (`/dev/i2c-N`) and GPIO lines (libgpiod), for `HapticBoard.open`.
+/// Each bus is opened once and shared by the chips on it.
+public final class LinuxHardwareProvider: HardwareProvider {
+    private var buses: [String: LinuxI2CBus] = [:]
+
+    /// Opens nothing until a board asks.
+    public init() {}
+
+    /// `/dev/i2c-N` by path or number, opened at the first request.
+    public func bus(at path: String) throws -> any I2CBus {
+        let resolved = LinuxI2CBus.resolvePath(path)
+        if let bus = buses[resolved] { return bus }
+        let bus = try LinuxI2CBus(resolved)
+        buses[resolved] = bus
+        return bus
+    }
+
+    /// A libgpiod output line, initially low.
+    public func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine {
+        try LinuxGPIOLine(chip: chip, line: line, consumer: consumer, initial: false)
+    }
+}
