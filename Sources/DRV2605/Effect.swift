@@ -37,6 +37,31 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable,
     /// By number.
     public static func < (lhs: Effect, rhs: Effect) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// TI's weaker versions of this effect, strongest first: the same waveform at a lower
+    /// percentage ("Strong Click - 60%" for "Strong Click - 100%", "Buzz 2 - 80%" ... "Buzz 5 -
+    /// 20%" for "Buzz 1 - 100%"), told apart from other waveforms by name. Empty for most effects.
+    public var weakerVariants: [Effect] { Effect.variants[Int(rawValue) - 1] }
+
+    /// Worked out from the names once, at first use (scaled feedback asks on every play).
+    private static let variants: [[Effect]] = all.map { effect in
+        guard let key = variantKey(effect.name) else { return [] }
+        return all.filter { $0 != effect && variantKey($0.name) == key && $0.profile.strength < effect.profile.strength }
+            .sorted { $0.profile.strength > $1.profile.strength }
+    }
+
+    /// "Strong Click 1 - 100%" and "Strong Click 4 - 30%" share "strong click #"; "Strong Click -
+    /// 60%" is "strong click" (TI's two strong-click series are different waveforms). Ramps and
+    /// names without a percentage have no variants.
+    private static func variantKey(_ name: String) -> String? {
+        let lower = name.lowercased()
+        guard let dash = lower.range(of: " - "), lower.hasSuffix("%"), !lower.contains(" to ") else { return nil }
+        var base = String(lower[..<dash.lowerBound])
+        if let last = base.split(separator: " ").last, Int(last) != nil {
+            base = base.split(separator: " ").dropLast().joined(separator: " ") + " #"
+        }
+        return base
+    }
+
     /// Finds an effect by number ("47") or by name, case-insensitively: an exact name, or a unique
     /// name that contains the text ("sharp tick 1").
     public static func lookup(_ text: String) -> Effect? {

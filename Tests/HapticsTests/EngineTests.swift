@@ -373,3 +373,36 @@ import Testing
         #expect(weakEngine == nil, "the engine outlived its last reference")
     }
 }
+
+/// Lower intensities of a single ROM effect play TI's own weaker variant when one matches, so the
+/// chip keeps its waveform and a prepared trigger stays one write; otherwise a scaled stream.
+@Suite struct WeakerVariantTests {
+    @Test func tisVariantsAreFoundByName() {
+        func variants(_ number: UInt8) -> [UInt8] { Effect(rawValue: number)?.weakerVariants.map(\.rawValue) ?? [] }
+        #expect(variants(1) == [2, 3])            // Strong Click - 100% / 60% / 30%
+        #expect(variants(17) == [18, 19, 20])     // Strong Click 1...4, a different series
+        #expect(variants(47) == [48, 49, 50, 51]) // Buzz 1...5
+        #expect(variants(24) == [25, 26])         // Sharp Tick 1...3
+        #expect(variants(3).isEmpty)              // nothing weaker than the weakest
+        #expect(variants(86).isEmpty)             // a ramp
+        #expect(variants(16).isEmpty)             // 1000 ms Alert
+    }
+
+    @Test func aMatchingIntensityPlaysTheVariantOtherwiseAStream() throws {
+        let rig = try EngineRig()
+        // impact-heavy on an LRA is Strong Click - 100% (effect 1).
+        #expect(rig.engine.mapping.plan(for: .impact(.heavy, intensity: 0.6)) == .rom(WaveformSequence(.strongClick60)))
+        #expect(rig.engine.mapping.plan(for: .impact(.heavy, intensity: 0.32)) == .rom(WaveformSequence(.strongClick30)))
+        guard case .realTime? = rig.engine.mapping.plan(for: .impact(.heavy, intensity: 0.45)) else {
+            Issue.record("0.45 has no variant: expected a real-time stream")
+            return
+        }
+        let weak = Feedback.impact(.heavy, intensity: 0.6)
+        rig.engine.prepare(weak)
+        rig.advance(.milliseconds(5))
+        let before = rig.chip.transactionCount
+        #expect(rig.engine.play(weak) == .played)
+        #expect(rig.chip.transactionCount - before == 1)
+        #expect(rig.chip.registers[0x04] == 2) // WAV_FRM_SEQ1 holds effect 2
+    }
+}

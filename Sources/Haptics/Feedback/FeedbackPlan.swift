@@ -28,14 +28,22 @@ public enum FeedbackPlan: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The plan at `scale` (0...1) of its strength. ROM effects have fixed strength, so a scaled
-    /// ROM plan becomes real-time playback of the same envelope (the model in `EffectEnvelope`);
-    /// at full scale the ROM plan is kept, so the prepared trigger stays a single GO write.
+    /// The plan at `scale` (0...1) of its strength. ROM effects have fixed strength: a single
+    /// effect with one of TI's weaker variants at that strength (within 0.05) plays the variant,
+    /// which keeps the chip's own waveform and the one-write prepared trigger; otherwise a scaled
+    /// ROM plan becomes real-time playback of the same envelope (the model in `EffectEnvelope`).
+    /// At full scale the ROM plan is kept.
     public func scaled(by scale: Double) -> FeedbackPlan {
         let factor = scale.isFinite ? min(1, max(0, scale)) : 1
         switch self {
         case let .rom(sequence):
             if factor >= 0.999 { return self }
+            if sequence.steps.count == 1, case let .effect(effect) = sequence.steps[0] {
+                let target = effect.profile.strength * factor
+                if let variant = effect.weakerVariants.first(where: { abs($0.profile.strength - target) <= 0.05 }) {
+                    return .rom(WaveformSequence(variant))
+                }
+            }
             return .realTime(RealTimeClip(levels: sequence.modelLevels().map { $0 * factor }))
         case let .realTime(clip):
             if factor >= 0.999 { return self }
