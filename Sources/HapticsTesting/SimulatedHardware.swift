@@ -38,7 +38,7 @@ public final class SimulatedHardware: HardwareProvider {
             let chip = SimulatedDRV2605(clock: clock, actuator: model, options: options)
             chip.keepsTrace = keepsTrace
             chips[driver.name] = chip
-            let path = BoardFile.resolveBusPath(driver.bus)
+            let path = I2CBusPath.resolve(driver.bus)
             if let mux = driver.mux {
                 let key = "\(path)@\(mux.address)"
                 let device = switches[key] ?? SimulatedTCA9548A(address: mux.address)
@@ -60,7 +60,7 @@ public final class SimulatedHardware: HardwareProvider {
     /// The simulated chip (or switch) the board puts on `path`; a path the board does not name
     /// is an error, as a missing `/dev/i2c-N` would be.
     public func bus(at path: String) throws -> any I2CBus {
-        let resolved = BoardFile.resolveBusPath(path)
+        let resolved = I2CBusPath.resolve(path)
         guard let bus = buses[resolved] else {
             throw I2CError(.noSuchBus, operation: "open \(resolved)", bus: resolved, detail: "no simulated chip on this bus")
         }

@@ -93,3 +93,13 @@ public final class AnyI2CBus: I2CBus {
         try base.writeRead(to: address, bytes, count: count)
     }
 }
+
+/// Bus paths as people write them: a bare number N is `/dev/i2c-N`, anything else is a path.
+/// One rule for the Linux bus, board files and simulated boards, so calibration keys agree.
+public enum I2CBusPath {
+    /// "1" → "/dev/i2c-1"; "/dev/i2c-3" unchanged.
+    public static func resolve(_ pathOrNumber: String) -> String {
+        if let number = Int(pathOrNumber), number >= 0 { return "/dev/i2c-\(number)" }
+        return pathOrNumber
+    }
+}

@@ -10,7 +10,7 @@ public final class LinuxHardwareProvider: HardwareProvider {
 
     /// `/dev/i2c-N` by path or number, opened at the first request.
     public func bus(at path: String) throws -> any I2CBus {
-        let resolved = LinuxI2CBus.resolvePath(path)
+        let resolved = I2CBusPath.resolve(path)
         if let bus = buses[resolved] { return bus }
         let bus = try LinuxI2CBus(resolved)
         buses[resolved] = bus

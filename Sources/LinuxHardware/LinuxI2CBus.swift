@@ -32,7 +32,7 @@ public final class LinuxI2CBus: I2CBus {
 
     /// The same on any system-call seam (tests pass a mock).
     init(_ pathOrNumber: String, force: Bool = false, system: any LinuxSystemCalls) throws(I2CError) {
-        let path = LinuxI2CBus.resolvePath(pathOrNumber)
+        let path = I2CBusPath.resolve(pathOrNumber)
         self.path = path
         self.force = force
         self.system = system
@@ -81,11 +81,6 @@ public final class LinuxI2CBus: I2CBus {
         verified.removeAll()
     }
 
-    /// `/dev/i2c-N` for a bare number; the path itself otherwise.
-    public static func resolvePath(_ pathOrNumber: String) -> String {
-        if let number = Int(pathOrNumber), number >= 0 { return "/dev/i2c-\(number)" }
-        return pathOrNumber
-    }
 
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         try claim(address, operation: "write to \(address)")

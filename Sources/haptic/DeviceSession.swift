@@ -69,7 +69,7 @@ final class DeviceSession {
         let driver = file.drivers.first { $0.name == primary.name }
         let place = simulate
             ? "simulated \(engine.capabilities.part) with an \(configuration.actuator)" + (options.simulate ? "" : " (no I2C bus found on this machine)")
-            : "\(driver?.address ?? .drv2605) on \(BoardFile.resolveBusPath(driver?.bus ?? "/dev/i2c-1"))"
+            : "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
                 + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
         origin = place + (!fromPath ? "" : " (board \(file.name)" + (board.chips.count > 1 ? ", \(board.chips.count) chips" : "") + ")")
             + (simulate && options.virtualTime ? ", virtual time" : "")

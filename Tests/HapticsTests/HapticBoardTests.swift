@@ -67,7 +67,7 @@ private func noCalibrations() -> HapticBoard.Options {
         let store = CalibrationStore(path: path)
         let preset = try file.actuator(named: nil)
         let configuration = try file.configuration()
-        let key = CalibrationStore.key(bus: "simulated:" + BoardFile.resolveBusPath(file.drivers[0].bus), address: file.drivers[0].address,
+        let key = CalibrationStore.key(bus: "simulated:" + I2CBusPath.resolve(file.drivers[0].bus), address: file.drivers[0].address,
                                        mux: nil, actuator: preset.specification)
         let values = CalibrationValues(compensation: 0x0B, backEMF: 0x77, backEMFGain: 2, lraPeriod: 57)
         try store.save(CalibrationRecord(key: key, part: .drv2605L, configuration: configuration, values: values, calibratedAt: Date()))

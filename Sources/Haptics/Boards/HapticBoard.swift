@@ -86,7 +86,7 @@ public final class HapticBoard {
         var switches: [String: TCA9548A<AnyI2CBus>] = [:]
         var chips: [Chip] = []
         for driver in drivers {
-            let busPath = BoardFile.resolveBusPath(driver.bus)
+            let busPath = I2CBusPath.resolve(driver.bus)
             let key = CalibrationStore.key(bus: options.calibrationNamespace + busPath, address: driver.address,
                                            mux: driver.mux, actuator: preset.specification)
             var chipConfiguration = configuration
@@ -146,12 +146,6 @@ extension BoardFile {
                          defaultActuator: name,
                          drivers: [Driver(name: "main", bus: bus, address: address, part: nil, enable: nil, trigger: nil, mux: nil)],
                          feedback: [:])
-    }
-
-    /// "/dev/i2c-N" for a bare number, the path otherwise.
-    public static func resolveBusPath(_ pathOrNumber: String) -> String {
-        if let number = Int(pathOrNumber), number >= 0 { return "/dev/i2c-\(number)" }
-        return pathOrNumber
     }
 }
 
