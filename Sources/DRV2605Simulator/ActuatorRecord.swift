@@ -6,13 +6,16 @@ import HardwareAccess
 /// Tests assert on it — energy delivered, onset, how long the motor ran — because that is what
 /// a user feels, whatever bytes produced it.
 public struct ActuatorRecord: Sendable, Equatable {
+    /// The drive level from `time` on.
     public struct Sample: Sendable, Equatable {
         public var time: ClockInstant
+        /// −1...1 of full scale (negative: braking or reverse phase).
         public var level: Double
     }
     /// Level changes in time order; the level holds until the next sample.
     public private(set) var samples: [Sample] = []
 
+    /// Nothing driven yet.
     public init() {}
 
     /// The level at `time`.
@@ -53,6 +56,7 @@ public struct ActuatorRecord: Sendable, Equatable {
         samples.removeSubrange(low...)
     }
 
+    /// Forgets everything recorded.
     public mutating func clear() { samples.removeAll() }
 
     /// ∫ level² dt over the window, in full-scale² × seconds: the energy delivered.

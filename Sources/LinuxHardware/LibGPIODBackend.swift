@@ -13,8 +13,10 @@ public final class LibGPIODBackend: GPIOBackend {
     /// libgpiod's own version string, e.g. "1.6.3" or "2.2.1".
     public static var libraryVersion: String { LibGPIOD.version }
 
+    /// Opens nothing until a line is requested.
     public init() {}
 
+    /// Resolves `chip`, then requests `line` through the installed libgpiod.
     public func requestOutput(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool) -> (handle: Int, chipMissing: Bool) {
         guard let path = resolver.resolve(chip) else {
             errnoValue = ENOENT
@@ -32,6 +34,7 @@ public final class LibGPIODBackend: GPIOBackend {
         }
     }
 
+    /// 0, or -1 with `lastErrno`.
     public func setValue(_ handle: Int, _ high: Bool) -> CInt {
         guard let request = requests[handle] else {
             errnoValue = EBADF
@@ -45,11 +48,13 @@ public final class LibGPIODBackend: GPIOBackend {
         return 0
     }
 
+    /// Releases the request (its chip was closed at request time on 2.x, here on 1.x).
     public func release(_ handle: Int) {
         guard let request = requests.removeValue(forKey: handle) else { return }
         LibGPIOD.release(request)
     }
 
+    /// The errno of the last failure.
     public var lastErrno: CInt { errnoValue }
 
     deinit {

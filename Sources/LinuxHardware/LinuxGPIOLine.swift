@@ -6,6 +6,7 @@ import SystemPackage
 /// DRV2605's EN and IN/TRIG pins. Chips are found by label where possible ("pinctrl-rp1" on a
 /// Pi 5, "pinctrl-bcm2711" on a Pi 4), because chip numbers moved between Pi models.
 public final class LinuxGPIOLine: GPIOOutputLine {
+    /// "chip:line (consumer)", as errors name the line.
     public let name: String
     private let backend: any GPIOBackend
     private var handle: Int?
@@ -26,6 +27,7 @@ public final class LinuxGPIOLine: GPIOOutputLine {
 
     deinit { release() }
 
+    /// Drives the line high or low; a refused change is a typed error with the errno.
     public func set(_ high: Bool) throws(GPIOError) {
         guard let handle else { throw GPIOError(.notRequested, line: name) }
         guard backend.setValue(handle, high) == 0 else {
@@ -35,6 +37,7 @@ public final class LinuxGPIOLine: GPIOOutputLine {
         }
     }
 
+    /// Gives the line back (also on deinit); later `set` calls fail with `.notRequested`.
     public func release() {
         guard let handle else { return }
         backend.release(handle)

@@ -13,8 +13,11 @@ public final class LinuxI2CBus: I2CBus {
     /// How transfers reach the adapter.
     public enum TransferMethod: String, Sendable { case i2cReadWrite, smbusBlock }
 
+    /// The adapter's device file, "/dev/i2c-1".
     public let path: String
+    /// I2C_RDWR when the adapter can (one combined transfer per read), else libi2c's SMBus blocks.
     public let method: TransferMethod
+    /// Whether addresses are claimed with I2C_SLAVE_FORCE (a kernel driver's address too).
     public let force: Bool
     private let system: any LinuxSystemCalls
     private var fd: CInt
@@ -82,6 +85,7 @@ public final class LinuxI2CBus: I2CBus {
     }
 
 
+    /// One write transaction; EINTR is retried, errno mapped to a typed error with a hint.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         try claim(address, operation: "write to \(address)")
         switch method {
@@ -93,6 +97,7 @@ public final class LinuxI2CBus: I2CBus {
         }
     }
 
+    /// One combined write-then-read (I2C_RDWR), or an SMBus block read on SMBus-only adapters.
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         let operation = "read from \(address)"
         guard count > 0, count <= 8192 else {
