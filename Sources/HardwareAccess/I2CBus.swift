@@ -77,23 +77,6 @@ public enum I2CWire {
     }
 }
 
-/// Any bus behind one concrete type, for code that picks the bus at run time (the CLI chooses
-/// between `/dev/i2c-N` and the simulated chip). One indirect call per transaction.
-public final class AnyI2CBus: I2CBus {
-    /// The bus behind.
-    public let base: any I2CBus
-    /// `base` behind this type.
-    public init(_ base: any I2CBus) { self.base = base }
-    /// `base`'s write.
-    public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
-        try base.write(to: address, bytes)
-    }
-    /// `base`'s combined transfer.
-    public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        try base.writeRead(to: address, bytes, count: count)
-    }
-}
-
 /// Bus paths as people write them: a bare number N is `/dev/i2c-N`, anything else is a path.
 /// One rule for the Linux bus, board files and simulated boards, so calibration keys agree.
 public enum I2CBusPath {

@@ -67,9 +67,9 @@ public struct BusCounters: Sendable, Equatable {
 
 /// Wraps any bus, counting transactions and wire bytes and optionally handing each transaction
 /// to an observer (the CLI's `--trace`). Counting costs two integer additions per transaction.
-public final class MonitoredBus<Base: I2CBus>: I2CBus {
+public final class MonitoredBus: I2CBus {
     /// The bus being counted.
-    public let base: Base
+    public let base: any I2CBus
     /// The totals so far.
     public private(set) var counters = BusCounters()
     private let clock: any HapticClock
@@ -81,7 +81,7 @@ public final class MonitoredBus<Base: I2CBus>: I2CBus {
     public private(set) var log: [BusTransaction] = []
 
     /// Counts `base`'s traffic, timing it on `clock`.
-    public init(_ base: Base, clock: any HapticClock, observer: ((BusTransaction) -> Void)? = nil) {
+    public init(_ base: any I2CBus, clock: any HapticClock, observer: ((BusTransaction) -> Void)? = nil) {
         self.base = base
         self.clock = clock
         self.observer = observer

@@ -8,9 +8,9 @@ import Foundation
 /// owners (one haptics engine per chip) may run on different threads, so a channel switch and the
 /// transaction behind it happen under one lock. (Where the kernel's i2c-mux-pca954x driver owns
 /// the switch, each channel is its own /dev/i2c-N instead.)
-public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
+public final class TCA9548A: @unchecked Sendable {
     /// The bus the switch is on.
-    public let parent: Parent
+    public let parent: any I2CBus
     /// The switch's address (0x70-0x77).
     public let address: I2CAddress
     private let lock = NSLock()
@@ -18,14 +18,14 @@ public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
     public private(set) var selectedMask: UInt8?
 
     /// The switch at `address` on `parent`; nothing is written until a channel is used.
-    public init(parent: Parent, address: I2CAddress = .tca9548a) {
+    public init(parent: any I2CBus, address: I2CAddress = .tca9548a) {
         self.parent = parent
         self.address = address
     }
 
     /// Runs `body` on the parent bus with exactly the channels in `mask` connected, atomically
     /// with respect to the other channels' users.
-    public func withChannels<T>(mask: UInt8, _ body: (Parent) throws(I2CError) -> T) throws(I2CError) -> T {
+    public func withChannels<T>(mask: UInt8, _ body: (any I2CBus) throws(I2CError) -> T) throws(I2CError) -> T {
         lock.lock()
         defer { lock.unlock() }
         try select(mask: mask)
@@ -35,7 +35,7 @@ public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
     /// Writes `bytes` to `target` on every channel in `mask` at once: the chips behind those
     /// channels receive the same bytes at the same instant (writes only; a read would collide).
     public func broadcast(to target: I2CAddress, _ bytes: [UInt8], mask: UInt8) throws(I2CError) {
-        try withChannels(mask: mask) { (parent: Parent) throws(I2CError) in try parent.write(to: target, bytes) }
+        try withChannels(mask: mask) { (parent: any I2CBus) throws(I2CError) in try parent.write(to: target, bytes) }
     }
 
     /// Connects exactly the channels in `mask` (bit n = channel n). Callers hold the lock.
@@ -51,19 +51,19 @@ public final class TCA9548A<Parent: I2CBus>: @unchecked Sendable {
     }
 
     /// A bus for the chips on one channel.
-    public func channel(_ channel: Int) -> MuxChannelBus<Parent>? {
+    public func channel(_ channel: Int) -> MuxChannelBus? {
         guard (0...7).contains(channel) else { return nil }
         return MuxChannelBus(mux: self, channel: channel)
     }
 }
 
 /// The bus behind one TCA9548A channel: selects the channel before each transaction when needed.
-public final class MuxChannelBus<Parent: I2CBus>: I2CBus {
+public final class MuxChannelBus: I2CBus {
     /// The switch.
-    public let mux: TCA9548A<Parent>
+    public let mux: TCA9548A
     /// 0...7.
     public let channel: Int
-    init(mux: TCA9548A<Parent>, channel: Int) {
+    init(mux: TCA9548A, channel: Int) {
         self.mux = mux
         self.channel = channel
     }
@@ -73,10 +73,10 @@ public final class MuxChannelBus<Parent: I2CBus>: I2CBus {
 
     /// Selects the channel if needed, then writes, under the switch's lock.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
-        try mux.withChannels(mask: mask) { (parent: Parent) throws(I2CError) in try parent.write(to: address, bytes) }
+        try mux.withChannels(mask: mask) { (parent: any I2CBus) throws(I2CError) in try parent.write(to: address, bytes) }
     }
     /// Selects the channel if needed, then transfers, under the switch's lock.
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        try mux.withChannels(mask: mask) { (parent: Parent) throws(I2CError) -> [UInt8] in try parent.writeRead(to: address, bytes, count: count) }
+        try mux.withChannels(mask: mask) { (parent: any I2CBus) throws(I2CError) -> [UInt8] in try parent.writeRead(to: address, bytes, count: count) }
     }
 }

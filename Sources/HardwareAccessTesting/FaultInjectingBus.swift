@@ -4,7 +4,7 @@ import HardwareAccess
 /// the transaction never reached the device, or it reached it and its acknowledge was lost. For
 /// fault matrices that hit every transaction of an operation in turn, whatever sits behind the bus
 /// (a simulated chip, a multiplexer and its chips).
-public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
+public final class FaultInjectingBus: I2CBus {
     /// The two ways a transaction fails on a real bus.
     public enum Fault: Sendable, Equatable, CustomStringConvertible {
         /// Nothing reached the device; the caller sees this error.
@@ -23,7 +23,7 @@ public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
     }
 
     /// The bus behind.
-    public let wrapped: Wrapped
+    public let wrapped: any I2CBus
     /// Transactions seen so far: the index the next one will have.
     public private(set) var count = 0
     /// The indices whose fault has fired, in order.
@@ -31,7 +31,7 @@ public final class FaultInjectingBus<Wrapped: I2CBus>: I2CBus {
     private var faults: [Int: Fault] = [:]
 
     /// `wrapped`, with no fault planned.
-    public init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+    public init(_ wrapped: any I2CBus) { self.wrapped = wrapped }
 
     /// Fails transaction `index` (absolute, as `count` numbers them) with `fault`.
     public func inject(_ fault: Fault, at index: Int) { faults[index] = fault }

@@ -357,7 +357,7 @@ extension HapticBench {
 final class LoggingHardware: HardwareProvider {
     private let inner: any HardwareProvider
     private let clock: any HapticClock
-    private var buses: [String: MonitoredBus<AnyI2CBus>] = [:]
+    private var buses: [String: MonitoredBus] = [:]
 
     init(_ inner: any HardwareProvider, clock: any HapticClock) {
         self.inner = inner
@@ -370,7 +370,7 @@ final class LoggingHardware: HardwareProvider {
 
     func bus(at path: String) throws -> any I2CBus {
         if let bus = buses[path] { return bus }
-        let bus = MonitoredBus(AnyI2CBus(try inner.bus(at: path)), clock: clock)
+        let bus = MonitoredBus(try inner.bus(at: path), clock: clock)
         bus.keepsLog = true
         buses[path] = bus
         return bus

@@ -8,13 +8,13 @@ import Testing
 struct Rig {
     let clock = VirtualClock()
     let chip: SimulatedDRV2605
-    let bus: MonitoredBus<SimulatedDRV2605>
-    let driver: DRV2605Driver<MonitoredBus<SimulatedDRV2605>>
+    let bus: MonitoredBus
+    let driver: DRV2605Driver
     let enable: RecordingGPIOLine?
     let trigger: RecordingGPIOLine?
 
     init(actuator: SimulatedActuator = .typicalLRA, part: Part = .drv2605L, enable: Bool = false, trigger: Bool = false,
-         configuration: DRV2605Configuration? = nil, options: DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options = .init()) {
+         configuration: DRV2605Configuration? = nil, options: DRV2605Driver.Options = .init()) {
         var simulatorOptions = SimulatedDRV2605.Options()
         simulatorOptions.part = part
         chip = SimulatedDRV2605(clock: clock, actuator: actuator, options: simulatorOptions)
@@ -158,7 +158,7 @@ struct Rig {
     }
 
     @Test func levelTriggerHoldsThePinWhileItPlays() throws {
-        var options = DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options()
+        var options = DRV2605Driver.Options()
         options.triggerPinMode = .level
         let rig = Rig(trigger: true, options: options)
         try rig.driver.start()
@@ -446,7 +446,7 @@ struct Rig {
         let start = rig.clock.now
         #expect { try rig.driver.start() } throws: { ($0 as? DRV2605Error)?.busErrorKind == .noAcknowledge }
         let waited = rig.clock.now.duration(since: start)
-        #expect(waited >= DRV2605Driver<MonitoredBus<SimulatedDRV2605>>.Options().startupAnswerDeadline)
+        #expect(waited >= DRV2605Driver.Options().startupAnswerDeadline)
         #expect(waited < .milliseconds(100))
     }
 }

@@ -187,8 +187,8 @@ private func boardError(_ text: String) -> BoardFileError? {
 
 /// Chips on the channels of a simulated TCA9548A, each with its engine, traffic logged at the switch.
 enum MuxRig {
-    static func make(chips count: Int) throws -> (VirtualClock, SimulatedTCA9548A, [SimulatedDRV2605], MonitoredBus<SimulatedTCA9548A>,
-                                                  TCA9548A<MonitoredBus<SimulatedTCA9548A>>, [HapticEngine]) {
+    static func make(chips count: Int) throws -> (VirtualClock, SimulatedTCA9548A, [SimulatedDRV2605], MonitoredBus,
+                                                  TCA9548A, [HapticEngine]) {
         let clock = VirtualClock()
         let mux = SimulatedTCA9548A()
         let chips = (0..<count).map { _ in SimulatedDRV2605(clock: clock) }

@@ -10,7 +10,7 @@ import Testing
 final class FaultRig {
     let clock = VirtualClock()
     let chip: SimulatedDRV2605
-    let faults: FaultInjectingBus<AnyI2CBus>
+    let faults: FaultInjectingBus
     let enable: RecordingGPIOLine?
     let trigger: RecordingGPIOLine?
     let engine: HapticEngine
@@ -25,10 +25,10 @@ final class FaultRig {
             // Faults hit the channel selects as well as the chip's own transactions.
             let mux = SimulatedTCA9548A()
             mux.attach(chip, channel: 2)
-            faults = FaultInjectingBus(AnyI2CBus(mux))
+            faults = FaultInjectingBus(mux)
             engineBus = try #require(TCA9548A(parent: faults).channel(2))
         } else {
-            faults = FaultInjectingBus(AnyI2CBus(chip))
+            faults = FaultInjectingBus(chip)
             engineBus = faults
         }
         var options = options
@@ -160,7 +160,7 @@ let faultedOperations: [FaultedOperation] = [
 /// was told (or the operation still completed correctly, as when a NACK during reset is retried).
 /// Then the same operation, fault-free, works.
 @Suite struct FaultMatrixTests {
-    static let faultKinds: [FaultInjectingBus<AnyI2CBus>.Fault] = [
+    static let faultKinds: [FaultInjectingBus.Fault] = [
         .lost(.noAcknowledge), .lost(.busError), .acknowledgeLost(.noAcknowledge),
     ]
 
@@ -242,20 +242,20 @@ let faultedOperations: [FaultedOperation] = [
 /// actuator, and a second start-up on the same bus works.
 @Suite struct StartupFaultMatrixTests {
     @Test(arguments: FaultMatrixTests.faultKinds)
-    func everyStartupTransactionFailedInTurn(kind: FaultInjectingBus<AnyI2CBus>.Fault) throws {
-        func start(_ bus: FaultInjectingBus<AnyI2CBus>, _ clock: VirtualClock) throws -> HapticEngine {
+    func everyStartupTransactionFailedInTurn(kind: FaultInjectingBus.Fault) throws {
+        func start(_ bus: FaultInjectingBus, _ clock: VirtualClock) throws -> HapticEngine {
             try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
                              clock: clock, options: .isolated)
         }
         let cleanClock = VirtualClock()
-        let clean = FaultInjectingBus(AnyI2CBus(SimulatedDRV2605(clock: cleanClock)))
+        let clean = FaultInjectingBus(SimulatedDRV2605(clock: cleanClock))
         _ = try start(clean, cleanClock)
         let transactions = clean.count
         #expect(transactions >= 5)
         for index in 0..<transactions {
             let clock = VirtualClock()
             let chip = SimulatedDRV2605(clock: clock)
-            let bus = FaultInjectingBus(AnyI2CBus(chip))
+            let bus = FaultInjectingBus(chip)
             bus.inject(kind, at: index)
             let started = try? start(bus, clock)
             #expect(bus.fired == [index])

@@ -79,7 +79,7 @@ public struct BoardFile: Sendable, Equatable {
         /// The GPIO line wired to IN/TRIG, if any: a prepared trigger without a bus write.
         public var trigger: Line?
         /// How IN/TRIG starts playback: `edge` (default) or `level`.
-        public var triggerMode: EngineDriver.TriggerPinMode = .edge
+        public var triggerMode: DRV2605Driver.TriggerPinMode = .edge
         /// The TCA9548A channel in front of the chip, if any.
         public var mux: MuxChannel?
     }
@@ -400,9 +400,9 @@ struct FieldReader {
             guard (0...7).contains(channel) else { throw fail("\(field).mux.channel", "is \(channel)", "0-7") }
             mux = BoardFile.MuxChannel(address: muxAddress, channel: channel)
         }
-        var triggerMode = EngineDriver.TriggerPinMode.edge
+        var triggerMode = DRV2605Driver.TriggerPinMode.edge
         if let text = try optionalString((object["trigger"] as? [String: Any])?["mode"], "\(field).trigger.mode") {
-            guard let mode = EngineDriver.TriggerPinMode(rawValue: text.lowercased()) else {
+            guard let mode = DRV2605Driver.TriggerPinMode(rawValue: text.lowercased()) else {
                 throw fail("\(field).trigger.mode", "is '\(text)'", "edge, level")
             }
             triggerMode = mode

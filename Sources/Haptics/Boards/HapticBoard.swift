@@ -83,7 +83,7 @@ public final class HapticBoard {
         guard !drivers.isEmpty else { throw BoardFileError(file: file.path, field: "drivers", problem: "lists no drivers") }
         var engineOptions = options.engine
         engineOptions.mapping = file.mapping(for: configuration.actuator)
-        var switches: [String: TCA9548A<AnyI2CBus>] = [:]
+        var switches: [String: TCA9548A] = [:]
         var chips: [Chip] = []
         for driver in drivers {
             let busPath = I2CBusPath.resolve(driver.bus)
@@ -103,7 +103,7 @@ public final class HapticBoard {
             let bus: any I2CBus
             if let mux = driver.mux {
                 let switchKey = "\(busPath)@\(mux.address)"
-                let front = switches[switchKey] ?? TCA9548A(parent: AnyI2CBus(base), address: mux.address)
+                let front = switches[switchKey] ?? TCA9548A(parent: base, address: mux.address)
                 switches[switchKey] = front
                 bus = front.channel(mux.channel) ?? base
             } else {

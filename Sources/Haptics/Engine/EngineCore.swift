@@ -5,8 +5,8 @@ import Logging
 /// The engine's state, only ever touched under its lock: the driver, the power state machine,
 /// policy bookkeeping and the real-time clip being played.
 final class EngineCore {
-    let driver: EngineDriver
-    let bus: MonitoredBus<AnyI2CBus>
+    let driver: DRV2605Driver
+    let bus: MonitoredBus
     var mapping: FeedbackMapping
     var options: HapticEngine.Options
     let logger: Logger
@@ -41,7 +41,7 @@ final class EngineCore {
     }
     private var awakeSince: ClockInstant?
 
-    init(driver: EngineDriver, bus: MonitoredBus<AnyI2CBus>, mapping: FeedbackMapping, options: HapticEngine.Options, logger: Logger) {
+    init(driver: DRV2605Driver, bus: MonitoredBus, mapping: FeedbackMapping, options: HapticEngine.Options, logger: Logger) {
         self.driver = driver
         self.bus = bus
         self.mapping = mapping

@@ -3,9 +3,6 @@ import Foundation
 import HardwareAccess
 import Logging
 
-/// The driver the engine owns: any bus, counted.
-public typealias EngineDriver = DRV2605Driver<MonitoredBus<AnyI2CBus>>
-
 /// One engine per chip: it owns the driver, serializes every request, manages power the way iOS
 /// manages the Taptic Engine (quick when prepared, asleep otherwise) and applies system policy.
 ///
@@ -33,7 +30,7 @@ public final class HapticEngine: Sendable {
         /// `nil`: the standard table for the actuator.
         public var mapping: FeedbackMapping?
         /// The driver's timings and choices (wake delay, reset deadline, IN/TRIG mode, ...).
-        public var driver = EngineDriver.Options()
+        public var driver = DRV2605Driver.Options()
         /// The defaults: iOS-like power timings, the policy file combined, the standard mapping.
         public init() {}
 
@@ -102,8 +99,8 @@ public final class HapticEngine: Sendable {
                 logger: Logger = Logger(label: "haptics"),
                 observer: ((BusTransaction) -> Void)? = nil) throws(DRV2605Error) {
         self.clock = clock
-        let monitored = MonitoredBus(AnyI2CBus(bus), clock: clock, observer: observer)
-        let driver = EngineDriver(bus: monitored, address: address, configuration: configuration,
+        let monitored = MonitoredBus(bus, clock: clock, observer: observer)
+        let driver = DRV2605Driver(bus: monitored, address: address, configuration: configuration,
                                   enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: options.driver)
         let part = try driver.start()
         capabilities = Capabilities(supportsHaptics: true, part: part, actuator: configuration.actuator,
@@ -213,7 +210,7 @@ public final class HapticEngine: Sendable {
     /// The counters now, the current awake stretch included.
     public var statistics: Statistics { withCore { $0.statistics } }
     /// Shutdown (EN low), standby or ready, as the driver last left the chip.
-    public var powerState: EngineDriver.PowerState { withCore { $0.driver.power } }
+    public var powerState: DRV2605Driver.PowerState { withCore { $0.driver.power } }
     /// What each feedback plays on this actuator.
     public var mapping: FeedbackMapping { withCore { $0.mapping } }
     /// The policy in force (the app's combined with the system's).
@@ -239,7 +236,7 @@ public final class HapticEngine: Sendable {
 
     /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
     /// (a newer feedback preempted the player, or `stop()` was called).
-    func withExclusive<T>(_ token: UInt64, _ body: (EngineDriver) throws -> T) throws -> T? {
+    func withExclusive<T>(_ token: UInt64, _ body: (DRV2605Driver) throws -> T) throws -> T? {
         try core.withLock { core in core.owns(token) ? try body(core.driver) : nil }
     }
 
@@ -253,7 +250,7 @@ public final class HapticEngine: Sendable {
     }
 
     /// Direct access to the driver, serialized with everything else (dump, calibrate, diagnose).
-    public func withDriver<T>(_ body: (EngineDriver) throws -> T) throws -> T {
+    public func withDriver<T>(_ body: (DRV2605Driver) throws -> T) throws -> T {
         try core.withLock { core in try body(core.driver) }
     }
 
