@@ -166,29 +166,38 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
         return value
     }
 
-    /// Register values from 0x02 up to the part's last configuration register, with `slots` in
-    /// 0x04–0x0B. With the MODE byte in front, this is the single start-up burst.
-    public func registerImage(for part: Part, slots: [UInt8]) -> [UInt8] {
-        var image = part.resetValues
-        image[0x02] = 0
-        image[0x03] = LibrarySelectionRegister(library: library).rawValue
-        for index in 0..<8 { image[0x04 + index] = index < slots.count ? slots[index] : 0 }
-        image[0x0C] = 0
-        image[0x0D] = 0; image[0x0E] = 0; image[0x0F] = 0; image[0x10] = 0
-        image[0x16] = ratedVoltage
-        image[0x17] = overdriveClamp
+    /// The chip's registers as start-up leaves them: the part's reset values with this
+    /// configuration applied and `slots` in the sequencer.
+    public func registerFile(for part: Part, slots: [UInt8]) -> RegisterFile {
+        var file = part.resetValues
+        file[.realTimePlaybackInput] = 0
+        file[LibrarySelectionRegister.self] = LibrarySelectionRegister(library: library)
+        file.waveformSlots = slots
+        file[.go] = 0
+        file[.overdriveTimeOffset] = 0
+        file[.sustainTimeOffsetPositive] = 0
+        file[.sustainTimeOffsetNegative] = 0
+        file[.brakeTimeOffset] = 0
+        file[.ratedVoltage] = ratedVoltage
+        file[.overdriveClamp] = overdriveClamp
         if let calibration {
-            image[0x18] = calibration.compensation
-            image[0x19] = calibration.backEMF
+            file[.autoCalibrationCompensation] = calibration.compensation
+            file[.autoCalibrationBackEMF] = calibration.backEMF
         }
-        image[0x1A] = feedbackControl.rawValue
-        image[0x1B] = control1.rawValue
-        image[0x1C] = control2.rawValue
-        image[0x1D] = control3.rawValue
-        image[0x1E] = control4.rawValue
-        image[0x1F] = control5.rawValue
-        image[0x20] = calibration?.lraPeriod ?? lraOpenLoopPeriod
-        return Array(image[0x02...Int(part.lastConfigurationRegister)])
+        file[FeedbackControlRegister.self] = feedbackControl
+        file[Control1Register.self] = control1
+        file[Control2Register.self] = control2
+        file[Control3Register.self] = control3
+        file[Control4Register.self] = control4
+        file[Control5Register.self] = control5
+        file[.lraOpenLoopPeriod] = calibration?.lraPeriod ?? lraOpenLoopPeriod
+        return file
+    }
+
+    /// Register values from RTP_INPUT (0x02) up to the part's last configuration register: with
+    /// the MODE byte in front, the single start-up burst.
+    public func registerImage(for part: Part, slots: [UInt8]) -> [UInt8] {
+        registerFile(for: part, slots: slots).bytes(from: .realTimePlaybackInput, through: part.lastConfigurationRegister)
     }
 }
 

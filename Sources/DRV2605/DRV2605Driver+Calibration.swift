@@ -17,10 +17,10 @@ extension DRV2605Driver {
             guard !result.diagnosticFailed else {
                 throw .calibrationFailed("DIAG_RESULT = 1 (the routine did not converge)")
             }
-            let bytes = try readBurst(.autoCalibrationCompensation, count: 9)
-            values = CalibrationValues(compensation: bytes[0], backEMF: bytes[1],
-                                       backEMFGain: FeedbackControlRegister(rawValue: bytes[2]).backEMFGain,
-                                       lraPeriod: configuration.actuator == .lra ? bytes[8] & 0x7F : nil)
+            let file = try readFile(from: .autoCalibrationCompensation, through: .lraOpenLoopPeriod)
+            values = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
+                                       backEMFGain: file[FeedbackControlRegister.self].backEMFGain,
+                                       lraPeriod: configuration.actuator == .lra ? file[.lraOpenLoopPeriod] & 0x7F : nil)
         } catch {
             try? enterStandby()
             throw error
@@ -102,17 +102,17 @@ extension DRV2605Driver {
         try requireROM()
         try play(WaveformSequence(.buzz100))
         clock.sleep(for: settle)
-        let bytes: [UInt8]
-        do { bytes = try readBurst(.supplyVoltage, count: 2) } catch { stopQuietly(); throw error }
+        let file: RegisterFile
+        do { file = try readFile(from: .supplyVoltage, through: .lraResonancePeriod) } catch { stopQuietly(); throw error }
         try stop()
         try enterStandby()
-        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: bytes[1]) : nil
-        return (ActuatorEquations.supplyVolts(register: bytes[0]), resonance)
+        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: file[.lraResonancePeriod]) : nil
+        return (ActuatorEquations.supplyVolts(register: file[.supplyVoltage]), resonance)
     }
 
     /// Registers 0x00–0x22 in one read (note: reading STATUS clears its latched flags).
-    public func dumpRegisters() throws(DRV2605Error) -> [UInt8] {
-        try readBurst(.status, count: Int(Register.last) + 1)
+    public func dumpRegisters() throws(DRV2605Error) -> RegisterFile {
+        try readFile(from: .status, through: .lraResonancePeriod)
     }
 
     /// Burns RATED_VOLTAGE, OD_CLAMP, A_CAL_COMP, A_CAL_BEMF and FEEDBACK_CONTROL into the chip's

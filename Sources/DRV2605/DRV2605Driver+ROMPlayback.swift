@@ -120,16 +120,16 @@ extension DRV2605Driver {
     /// awake, or any of LIBRARY_SEL, RATED_VOLTAGE, OD_CLAMP, FEEDBACK_CONTROL, CONTROL1 or
     /// CONTROL3 not what was written.
     public func snapshot() throws(DRV2605Error) -> ChipSnapshot {
-        let bytes = try readBurst(.status, count: 0x1E)
-        let snapshot = ChipSnapshot(status: StatusRegister(rawValue: bytes[0]), mode: ModeRegister(rawValue: bytes[1]),
-                                    library: LibrarySelectionRegister(rawValue: bytes[3]),
-                                    slots: Array(bytes[4...11]), go: bytes[12] & 1 != 0)
+        let file = try readFile(from: .status, through: .control3)
+        let snapshot = ChipSnapshot(status: file[StatusRegister.self], mode: file[ModeRegister.self],
+                                    library: file[LibrarySelectionRegister.self],
+                                    slots: file.waveformSlots, go: file[GoRegister.self].go)
         let expectStandby = power != .ready
         var lost = snapshot.mode.standby && !expectStandby
         if part?.hasROMLibrary == true, snapshot.library.library != configuration.library { lost = true }
-        if bytes[0x16] != configuration.ratedVoltage || bytes[0x17] != configuration.overdriveClamp
-            || bytes[0x1A] != configuration.feedbackControl.rawValue || bytes[0x1B] != configuration.control1.rawValue
-            || bytes[0x1D] != configuration.control3.rawValue {
+        if file[.ratedVoltage] != configuration.ratedVoltage || file[.overdriveClamp] != configuration.overdriveClamp
+            || file[FeedbackControlRegister.self] != configuration.feedbackControl || file[Control1Register.self] != configuration.control1
+            || file[Control3Register.self] != configuration.control3 {
             lost = true
         }
         if lost {

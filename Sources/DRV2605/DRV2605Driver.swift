@@ -188,7 +188,7 @@ public final class DRV2605Driver {
         }
         power = .standby
         mode = .internalTrigger
-        loadedSlots = part?.resetValues[0x04...0x0B].map { $0 }
+        loadedSlots = part?.resetValues.waveformSlots
     }
 
     /// Writes MODE and every configuration register in one burst starting at 0x01.
@@ -324,6 +324,11 @@ public final class DRV2605Driver {
             throw .bus(I2CError(.busError, operation: "read from \(address)", address: address, detail: "short read: \(bytes.count) of \(count)"))
         }
         return bytes
+    }
+
+    /// Reads `first...last` in one burst into a register file (the other registers read as zero).
+    func readFile(from first: Register, through last: Register) throws(DRV2605Error) -> RegisterFile {
+        RegisterFile(bytes: try readBurst(first, count: Int(last.rawValue - first.rawValue) + 1), from: first)
     }
 
     func write(_ register: Register, _ value: UInt8) throws(DRV2605Error) {

@@ -27,39 +27,39 @@ public enum Part: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertibl
 
     /// Register reset values 0x00–0x22 (drv2605.md §2). Where the sources disagree (LIBRARY_SEL),
     /// the register-map value is used; drivers always write it.
-    public var resetValues: [UInt8] {
-        var values = [UInt8](repeating: 0, count: Int(Register.last) + 1)
-        values[0x00] = rawValue << 5
-        values[0x01] = 0x40
-        values[0x03] = 0x00
-        values[0x04] = 0x01
-        values[0x11] = 0x05
-        values[0x12] = 0x19
-        values[0x13] = 0xFF
-        values[0x14] = 0x19
-        values[0x15] = 0xFF
-        values[0x1A] = 0x36
-        values[0x1B] = 0x93
-        values[0x1C] = 0xF5
-        values[0x1D] = 0xA0
-        values[0x1E] = 0x20
+    public var resetValues: RegisterFile {
+        var file = RegisterFile()
+        file[.status] = rawValue << 5
+        file[.mode] = 0x40
+        file[.librarySelection] = 0x00
+        file[.waveformSequence1] = 0x01
+        file[.audioToVibeControl] = 0x05
+        file[.audioToVibeMinimumInput] = 0x19
+        file[.audioToVibeMaximumInput] = 0xFF
+        file[.audioToVibeMinimumDrive] = 0x19
+        file[.audioToVibeMaximumDrive] = 0xFF
+        file[.feedbackControl] = 0x36
+        file[.control1] = 0x93
+        file[.control2] = 0xF5
+        file[.control3] = 0xA0
+        file[.control4] = 0x20
         if isLowVoltage {
-            values[0x16] = 0x3E
-            values[0x17] = 0x8C
-            values[0x18] = 0x0C
-            values[0x19] = 0x6C
-            values[0x1F] = 0x80
-            values[0x20] = 0x33
+            file[.ratedVoltage] = 0x3E
+            file[.overdriveClamp] = 0x8C
+            file[.autoCalibrationCompensation] = 0x0C
+            file[.autoCalibrationBackEMF] = 0x6C
+            file[.control5] = 0x80
+            file[.lraOpenLoopPeriod] = 0x33
         } else {
-            values[0x16] = 0x3F
-            values[0x17] = 0x89
-            values[0x18] = 0x0D
-            values[0x19] = 0x6D
+            file[.ratedVoltage] = 0x3F
+            file[.overdriveClamp] = 0x89
+            file[.autoCalibrationCompensation] = 0x0D
+            file[.autoCalibrationBackEMF] = 0x6D
         }
-        return values
+        return file
     }
 
     /// The last register worth writing in a configuration burst. CONTROL5 and OL_LRA_PERIOD
     /// exist on the L parts; on the others they may not exist (UNCONFIRMED), so they are left alone.
-    public var lastConfigurationRegister: UInt8 { isLowVoltage ? 0x20 : 0x1E }
+    public var lastConfigurationRegister: Register { isLowVoltage ? .lraOpenLoopPeriod : .control4 }
 }

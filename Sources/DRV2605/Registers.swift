@@ -115,13 +115,13 @@ public struct StatusRegister: RegisterValue {
     /// DEVICE_ID, bits 7..5.
     public var deviceID: UInt8 { field(5...7) }
     /// DIAG_RESULT: 1 = the last calibration or diagnostic failed. Valid only after GO cleared.
-    public var diagnosticFailed: Bool { flag(3) }
+    public var diagnosticFailed: Bool { get { flag(3) } set { setFlag(3, newValue) } }
     /// FB_STS (DRV2605/DRV2604 only; reserved on the L parts).
     public var feedbackStatus: Bool { flag(2) }
     /// OVER_TEMP: the chip got too hot and shut its output down.
-    public var overTemperature: Bool { flag(1) }
+    public var overTemperature: Bool { get { flag(1) } set { setFlag(1, newValue) } }
     /// OC_DETECT: the load drew too much current (a shorted actuator) and the output was shut down.
-    public var overCurrent: Bool { flag(0) }
+    public var overCurrent: Bool { get { flag(0) } set { setFlag(0, newValue) } }
 }
 
 /// The eight operating modes of MODE[2:0].
@@ -290,7 +290,7 @@ public struct Control4Register: RegisterValue {
     /// AUTO_CAL_TIME, 0...3 (150–350, 250–450, 500–700, 1000–1200 ms).
     public var autoCalibrationTime: UInt8 { get { field(4...5) } set { setField(4...5, newValue) } }
     /// OTP_STATUS, read-only: 1 = OTP has been burnt.
-    public var otpProgrammed: Bool { flag(2) }
+    public var otpProgrammed: Bool { get { flag(2) } set { setFlag(2, newValue) } }
     /// OTP_PROGRAM: burns 0x16–0x1A. Irreversible.
     public var otpProgram: Bool { get { flag(0) } set { setFlag(0, newValue) } }
 }
@@ -313,4 +313,17 @@ public struct Control5Register: RegisterValue {
     public var blankingTimeHigh: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
     /// IDISS_TIME[3:2].
     public var idissTimeHigh: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+}
+
+/// GO (0x0C): set to start the sequencer (or calibration, diagnostics); the chip clears it when
+/// the sequence ends, and clearing it stops playback.
+public struct GoRegister: RegisterValue {
+    /// The register this value is read from and written to.
+    public static let register = Register.go
+    /// The raw byte.
+    public var rawValue: UInt8
+    /// Wraps a raw byte.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// GO, bit 0.
+    public var go: Bool { get { flag(0) } set { setFlag(0, newValue) } }
 }

@@ -56,7 +56,7 @@ public final class SimulatedDRV2605: I2CBus {
     public var actuator: SimulatedActuator
 
     /// Registers 0x00–0x22.
-    public private(set) var registers: [UInt8]
+    public private(set) var registers: RegisterFile
     /// Every transaction, with its time and outcome.
     public private(set) var trace: [BusTransaction] = []
     /// Keep the trace (on by default; benchmarks turn it off).
@@ -110,9 +110,9 @@ public final class SimulatedDRV2605: I2CBus {
     /// Forgets injected faults that have not fired.
     public func clearFaults() { faultsByIndex.removeAll() }
     /// Latches OC_DETECT and stops the output, as the chip does on a short.
-    public func raiseOverCurrent() { latchFault(bit: 0) }
+    public func raiseOverCurrent() { latchFault(\.overCurrent) }
     /// Latches OVER_TEMP and stops the output.
-    public func raiseOverTemperature() { latchFault(bit: 1) }
+    public func raiseOverTemperature() { latchFault(\.overTemperature) }
     /// Resets the chip now (a brown-out): every register back to its default, output stopped.
     public func resetNow() {
         advance()
@@ -139,8 +139,7 @@ public final class SimulatedDRV2605: I2CBus {
         let rising = high && !triggerPin
         let falling = !high && triggerPin
         triggerPin = high
-        let mode = ModeRegister(rawValue: registers[0x01])
-        switch mode.mode {
+        switch registers[ModeRegister.self].mode {
         case .externalEdgeTrigger where rising:
             if goSet { stopOutput(at: clock.now) } else { startGo(at: clock.now) }
         case .externalLevelTrigger:
@@ -190,9 +189,9 @@ public final class SimulatedDRV2605: I2CBus {
         record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: lostAcknowledge?.kind))
         if let start = bytes.first {
             for (offset, value) in bytes.dropFirst().enumerated() {
-                let register = Int(start) + offset
-                guard register <= Int(Register.last) else { break }
-                writeRegister(UInt8(register), value, at: now)
+                guard Int(start) + offset <= Int(Register.last),
+                      let register = Register(rawValue: start + UInt8(offset)) else { break }
+                writeRegister(register, value, at: now)
             }
         }
         if let lostAcknowledge { throw lostAcknowledge }
@@ -205,9 +204,12 @@ public final class SimulatedDRV2605: I2CBus {
         var result: [UInt8] = []
         result.reserveCapacity(count)
         for offset in 0..<count {
-            let register = start + offset
-            result.append(register <= Int(Register.last) ? registers[register] : 0)
-            if register == 0 { registers[0] &= 0xF0 } // DIAG_RESULT, FB_STS, OVER_TEMP, OC_DETECT clear on read.
+            let address = start + offset
+            result.append(address <= Int(Register.last) ? registers[address: UInt8(address)] ?? 0 : 0)
+            if address == Int(Register.status.rawValue) {
+                // DIAG_RESULT, FB_STS, OVER_TEMP, OC_DETECT clear on read.
+                registers[.status] &= 0xF0
+            }
         }
         record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: lostAcknowledge?.kind))
         if let lostAcknowledge { throw lostAcknowledge }
@@ -236,53 +238,54 @@ public final class SimulatedDRV2605: I2CBus {
 
     // MARK: - Register semantics
 
-    private var goSet: Bool { registers[0x0C] & 1 != 0 }
-    private var standby: Bool { ModeRegister(rawValue: registers[0x01]).standby }
+    private var goSet: Bool { registers[GoRegister.self].go }
+    private var standby: Bool { registers[ModeRegister.self].standby }
     private var encoding: RealTimeEncoding {
-        let control3 = Control3Register(rawValue: registers[0x1D])
-        let control2 = Control2Register(rawValue: registers[0x1C])
-        let isLRA = FeedbackControlRegister(rawValue: registers[0x1A]).isLRA
+        let control3 = registers[Control3Register.self]
+        let control2 = registers[Control2Register.self]
+        let isLRA = registers[FeedbackControlRegister.self].isLRA
         return RealTimeEncoding(unsigned: control3.unsignedRTP, openLoop: isLRA ? control3.lraOpenLoop : control3.ermOpenLoop,
                                 bidirectional: control2.bidirectionalInput)
     }
 
-    private func writeRegister(_ register: UInt8, _ value: UInt8, at now: ClockInstant) {
-        if register != 0x01 && options.ignoresWritesInStandby && standby { return }
+    private func writeRegister(_ register: Register, _ value: UInt8, at now: ClockInstant) {
+        if register != .mode && options.ignoresWritesInStandby && standby { return }
         switch register {
-        case 0x00, 0x21, 0x22:
+        case .status, .supplyVoltage, .lraResonancePeriod:
             return // read-only
-        case 0x01:
+        case .mode:
             writeMode(ModeRegister(rawValue: value), at: now)
-        case 0x02:
-            registers[0x02] = value
+        case .realTimePlaybackInput:
+            registers[.realTimePlaybackInput] = value
             refreshRealTimeOutput(at: now)
-        case 0x0C:
-            if value & 1 != 0 {
+        case .go:
+            if GoRegister(rawValue: value).go {
                 if !goSet { startGo(at: now) }
             } else if goSet {
                 stopOutput(at: now)
             }
-        case 0x1E:
-            let otpStatus = registers[0x1E] & 0x04
-            registers[0x1E] = (value & ~0x05) | otpStatus
-            if value & 1 != 0 {
-                otpProgrammed = true
-                registers[0x1E] |= 0x04
-            }
+        case .control4:
+            // OTP_STATUS is the chip's to say; OTP_PROGRAM burns and reads back as 0.
+            var written = Control4Register(rawValue: value)
+            let burn = written.otpProgram
+            written.otpProgram = false
+            written.otpProgrammed = registers[Control4Register.self].otpProgrammed || burn
+            if burn { otpProgrammed = true }
+            registers[Control4Register.self] = written
         default:
-            registers[Int(register)] = value
+            registers[register] = value
         }
     }
 
     private func writeMode(_ mode: ModeRegister, at now: ClockInstant) {
-        let old = ModeRegister(rawValue: registers[0x01])
+        let old = registers[ModeRegister.self]
         if mode.deviceReset {
             stopOutput(at: now)
-            registers[0x01] = mode.rawValue
+            registers[ModeRegister.self] = mode
             resetUntil = now.advanced(by: options.resetDuration)
             return
         }
-        registers[0x01] = mode.rawValue
+        registers[ModeRegister.self] = mode
         if old.standby && !mode.standby { readyAt = now.advanced(by: options.wakeDelay) }
         if mode.standby || mode.mode != old.mode {
             if goSet { stopOutput(at: now) }
@@ -291,46 +294,45 @@ public final class SimulatedDRV2605: I2CBus {
     }
 
     private func refreshRealTimeOutput(at now: ClockInstant) {
-        let mode = ModeRegister(rawValue: registers[0x01])
+        let mode = registers[ModeRegister.self]
         guard mode.mode == .realTimePlayback, !mode.standby, enablePin, actuator.connected else {
             if case .idle = activity { output.set(0, at: now) }
             return
         }
-        output.set(encoding.amplitude(for: registers[0x02]), at: max(now, readyAt))
-        registers[0x21] = vbatReading
+        output.set(encoding.amplitude(for: registers[.realTimePlaybackInput]), at: max(now, readyAt))
+        registers[.supplyVoltage] = vbatReading
     }
 
     private var vbatReading: UInt8 { UInt8(max(0, min(255, (actuator.supplyVolts * 255 / 5.6).rounded()))) }
 
     private func startGo(at now: ClockInstant) {
         guard enablePin, !standby else { return }
-        let mode = ModeRegister(rawValue: registers[0x01]).mode
+        let mode = registers[ModeRegister.self].mode
         let start = max(now, readyAt)
-        registers[0x0C] |= 1
+        registers[GoRegister.self].go = true
         switch mode {
         case .diagnostics:
             activity = .routine(.diagnostics, end: start.advanced(by: options.diagnosticsDuration))
             if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 0.3), .init(time: start.advanced(by: options.diagnosticsDuration), level: 0)]) }
         case .autoCalibration:
-            let length = options.calibrationDurations[Int(Control4Register(rawValue: registers[0x1E]).autoCalibrationTime & 3)]
+            let length = options.calibrationDurations[Int(registers[Control4Register.self].autoCalibrationTime & 3)]
             activity = .routine(.autoCalibration, end: start.advanced(by: length))
             if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 1), .init(time: start.advanced(by: length), level: 0)]) }
         case .realTimePlayback, .pwmOrAnalogInput, .audioToVibe:
-            registers[0x0C] &= ~1 // GO has no meaning here
+            registers[GoRegister.self].go = false // GO has no meaning here
         case .internalTrigger, .externalEdgeTrigger, .externalLevelTrigger:
             playSequence(from: start)
         }
     }
 
     private func playSequence(from start: ClockInstant) {
-        let library = LibrarySelectionRegister(rawValue: registers[0x03]).library
+        let library = registers[LibrarySelectionRegister.self].library
         let fast = options.oneMillisecondIntervalShortensEffects && options.part.isLowVoltage
-            && Control5Register(rawValue: registers[0x1F]).oneMillisecondInterval
+            && registers[Control5Register.self].oneMillisecondInterval
         let tick: Duration = fast ? .milliseconds(1) : .milliseconds(5)
         var time = start
         var planned: [ActuatorRecord.Sample] = []
-        for slot in 0x04...0x0B {
-            let byte = registers[slot]
+        for byte in registers.waveformSlots {
             if byte == 0 { break }
             if byte & 0x80 != 0 {
                 planned.append(.init(time: time, level: 0))
@@ -352,67 +354,67 @@ public final class SimulatedDRV2605: I2CBus {
         planned.append(.init(time: time, level: 0))
         output.plan(planned)
         activity = .sequence(end: time)
-        if actuator.shorted { latchFault(bit: 0) }
-        registers[0x21] = vbatReading
-        if actuator.type == .lra { registers[0x22] = periodField }
+        if actuator.shorted { latchFault(\.overCurrent) }
+        registers[.supplyVoltage] = vbatReading
+        if actuator.type == .lra { registers[.lraResonancePeriod] = periodField }
     }
 
     private var periodField: UInt8 { UInt8(max(1, min(255, ActuatorEquations.lraPeriodField(hz: actuator.resonantHz).rounded()))) }
 
     /// GO cleared by the end of the sequence: the planned drive already ends at zero.
     private func finishGo(at time: ClockInstant) {
-        registers[0x0C] &= ~1
+        registers[GoRegister.self].go = false
         activity = .idle
     }
 
     /// GO cleared early (a GO = 0 write, a second edge, standby, EN low, a reset): drive stops now.
     private func stopOutput(at now: ClockInstant) {
-        registers[0x0C] &= ~1
+        registers[GoRegister.self].go = false
         activity = .idle
         output.set(0, at: now)
     }
 
     private func finishRoutine(_ kind: OperatingMode, at time: ClockInstant) {
-        registers[0x0C] &= ~1
+        registers[GoRegister.self].go = false
         activity = .idle
         let healthy = actuator.connected && !actuator.shorted
-        var status = registers[0x00] & 0xF7
-        if actuator.shorted { status |= 0x01 }
+        var status = registers[StatusRegister.self]
+        status.diagnosticFailed = false
+        if actuator.shorted { status.overCurrent = true }
         if kind == .autoCalibration {
-            let converges = healthy && !calibrationFails && actuator.type == (FeedbackControlRegister(rawValue: registers[0x1A]).isLRA ? .lra : .erm)
+            let converges = healthy && !calibrationFails && actuator.type == (registers[FeedbackControlRegister.self].isLRA ? .lra : .erm)
             if converges {
                 // Deterministic, plausible results derived from the actuator and the inputs.
-                let rated = Double(registers[0x16])
-                registers[0x18] = UInt8(max(1, min(255, (8 + rated / 40).rounded())))
-                registers[0x19] = UInt8(max(1, min(255, (96 + rated / 4).rounded())))
-                var feedback = FeedbackControlRegister(rawValue: registers[0x1A])
-                feedback.backEMFGain = actuator.type == .lra ? 2 : 1
-                registers[0x1A] = feedback.rawValue
+                let rated = Double(registers[.ratedVoltage])
+                registers[.autoCalibrationCompensation] = UInt8(max(1, min(255, (8 + rated / 40).rounded())))
+                registers[.autoCalibrationBackEMF] = UInt8(max(1, min(255, (96 + rated / 4).rounded())))
+                registers[FeedbackControlRegister.self].backEMFGain = actuator.type == .lra ? 2 : 1
                 if actuator.type == .lra {
-                    registers[0x20] = min(127, periodField)
-                    registers[0x22] = periodField
+                    registers[.lraOpenLoopPeriod] = min(127, periodField)
+                    registers[.lraResonancePeriod] = periodField
                 }
             } else {
-                status |= 0x08
+                status.diagnosticFailed = true
             }
         } else {
-            if !healthy { status |= 0x08 }
+            if !healthy { status.diagnosticFailed = true }
         }
-        registers[0x00] = status
+        registers[StatusRegister.self] = status
     }
 
     private func completeReset(at time: ClockInstant) {
         stopOutput(at: time)
-        let flags = registers[0x00] & 0x03
+        let latched = registers[StatusRegister.self]
         registers = options.part.resetValues
-        registers[0x00] |= flags
-        if otpProgrammed { registers[0x1E] |= 0x04 }
+        registers[StatusRegister.self].overTemperature = latched.overTemperature
+        registers[StatusRegister.self].overCurrent = latched.overCurrent
+        registers[Control4Register.self].otpProgrammed = otpProgrammed
         resetUntil = nil
     }
 
-    private func latchFault(bit: Int) {
+    private func latchFault(_ flag: WritableKeyPath<StatusRegister, Bool>) {
         advance()
-        registers[0x00] |= UInt8(1 << bit)
+        registers[StatusRegister.self][keyPath: flag] = true
         stopOutput(at: clock.now)
     }
 

@@ -14,7 +14,7 @@ import Haptics
 ///     let rig = try EngineRig()
 ///     #expect(rig.engine.play(.impact(.heavy)) == .played)
 ///     rig.advance(.milliseconds(100))
-///     #expect(rig.chip.registers[0x01] & 0x40 != 0) // back in standby
+///     #expect(rig.chip.registers[.mode] & 0x40 != 0) // back in standby
 public struct EngineRig {
     public let clock = VirtualClock()
     /// The simulated DRV2605L: registers, bus trace, and what the actuator was driven with.

@@ -179,15 +179,16 @@ final class RegisterFileBus: I2CBus {
     private var registers = Part.drv2605L.resetValues
     func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         guard let start = bytes.first else { return }
-        for (offset, value) in bytes.dropFirst().enumerated() where Int(start) + offset < registers.count && Int(start) + offset > 0 {
-            registers[Int(start) + offset] = value
+        for (offset, value) in bytes.dropFirst().enumerated() {
+            guard Int(start) + offset < RegisterFile.count, let register = Register(rawValue: start + UInt8(offset)) else { break }
+            if register != .status { registers[register] = value }
         }
-        registers[0x01] &= 0x7F
-        registers[0x0C] = 0
+        registers[ModeRegister.self].deviceReset = false
+        registers[GoRegister.self].go = false
     }
     func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         let start = Int(bytes.first ?? 0)
-        return (0..<count).map { start + $0 < registers.count ? registers[start + $0] : 0 }
+        return (0..<count).map { registers[address: UInt8(truncatingIfNeeded: start + $0)] ?? 0 }
     }
 }
 

@@ -97,27 +97,27 @@ struct Status: ParsableCommand {
     func run() throws {
         try CLIError.reporting {
             let session = try DeviceSession(global)
-            let bytes = try session.engine.withDriver { try $0.dumpRegisters() }
-            let status = StatusRegister(rawValue: bytes[0])
-            let mode = ModeRegister(rawValue: bytes[1])
+            let file = try session.engine.withDriver { try $0.dumpRegisters() }
+            let status = file[StatusRegister.self]
+            let mode = file[ModeRegister.self]
             let capabilities = session.engine.capabilities
             let measured = live ? try session.engine.withDriver { try $0.measureWhileDriving() } : nil
-            let supply = measured?.supplyVolts ?? ActuatorEquations.supplyVolts(register: bytes[0x21])
-            let calibrated = CalibrationValues(compensation: bytes[0x18], backEMF: bytes[0x19],
-                                               backEMFGain: FeedbackControlRegister(rawValue: bytes[0x1A]).backEMFGain)
+            let supply = measured?.supplyVolts ?? ActuatorEquations.supplyVolts(register: file[.supplyVoltage])
+            let calibrated = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
+                                               backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
             if global.json {
                 session.printJSON(["part": capabilities.part.description, "mode": mode.mode.description, "standby": mode.standby,
                                    "faults": ["overCurrent": status.overCurrent, "overTemperature": status.overTemperature],
                                    "calibration": ["source": session.calibrationSource, "compensation": Int(calibrated.compensation),
                                                    "backEMF": Int(calibrated.backEMF), "backEMFGain": Int(calibrated.backEMFGain)],
-                                   "otpProgrammed": Control4Register(rawValue: bytes[0x1E]).otpProgrammed,
+                                   "otpProgrammed": file[Control4Register.self].otpProgrammed,
                                    "supplyVolts": supply, "library": capabilities.library.description,
                                    "actuator": capabilities.actuator.description])
                 return
             }
             session.announce()
             print("part:        \(capabilities.part)")
-            print("actuator:    \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop; RATED_VOLTAGE 0x\(String(format: "%02X", bytes[0x16])), OD_CLAMP 0x\(String(format: "%02X", bytes[0x17]))")
+            print("actuator:    \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop; RATED_VOLTAGE 0x\(String(format: "%02X", file[.ratedVoltage])), OD_CLAMP 0x\(String(format: "%02X", file[.overdriveClamp]))")
             print("mode:        \(mode.mode), standby \(mode.standby ? "on" : "off")")
             print("faults:      " + (status.overCurrent || status.overTemperature
                 ? [status.overCurrent ? "over-current" : nil, status.overTemperature ? "over-temperature" : nil].compactMap { $0 }.joined(separator: ", ")

@@ -91,10 +91,9 @@ final class DeviceSession {
 
     /// The final chip state, read from the registers.
     func finalState() throws -> [String: Any] {
-        let bytes = try engine.withDriver { try $0.dumpRegisters() }
-        let value = { (register: Register) in bytes[Int(register.rawValue)] }
-        let mode = ModeRegister(rawValue: value(.mode))
-        return ["standby": mode.standby, "go": value(.go) & 1 != 0, "rtp": Int(value(.realTimePlaybackInput)), "mode": mode.mode.description]
+        let file = try engine.withDriver { try $0.dumpRegisters() }
+        let mode = file[ModeRegister.self]
+        return ["standby": mode.standby, "go": file[GoRegister.self].go, "rtp": Int(file[.realTimePlaybackInput]), "mode": mode.mode.description]
     }
 
     func printJSON(_ object: [String: Any]) {

@@ -81,21 +81,22 @@ struct Dump: ParsableCommand {
     func run() throws {
         try CLIError.reporting {
             let session = try DeviceSession(global)
-            let bytes = try session.engine.withDriver { try $0.dumpRegisters() }
+            let file = try session.engine.withDriver { try $0.dumpRegisters() }
             if global.json {
                 var registers: [String: Int] = [:]
-                for register in Register.allCases { registers[register.description] = Int(bytes[Int(register.rawValue)]) }
+                for register in Register.allCases { registers[register.description] = Int(file[register]) }
                 session.printJSON(["registers": registers])
                 return
             }
             session.announce()
             print("     " + (0..<16).map { String(format: "%2x", $0) }.joined(separator: " "))
+            let bytes = file.bytes
             for row in stride(from: 0, to: bytes.count, by: 16) {
                 let values = (row..<min(row + 16, bytes.count)).map { String(format: "%02x", bytes[$0]) }
                 print(String(format: "%02x: ", row) + values.joined(separator: " "))
             }
             for register in Register.allCases {
-                print(String(format: "  0x%02X %-16@ 0x%02X", Int(register.rawValue), register.description, bytes[Int(register.rawValue)]))
+                print(String(format: "  0x%02X ", Int(register.rawValue)) + register.description.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " 0x%02X", file[register]))
             }
         }
     }

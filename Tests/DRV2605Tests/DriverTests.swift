@@ -50,10 +50,10 @@ struct Rig {
         #expect(log[3].written.count == 1 + 0x20)
         #expect(log[4].written == [0x01, 0x40])
         // The chip holds the configuration, although it ignores writes in standby.
-        #expect(rig.chip.registers[0x03] == 6)
-        #expect(rig.chip.registers[0x16] == 0x53)
-        #expect(rig.chip.registers[0x1A] & 0x80 != 0)
-        #expect(rig.chip.registers[0x01] == 0x40)
+        #expect(rig.chip.registers[.librarySelection] == 6)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x53)
+        #expect(rig.chip.registers[.feedbackControl] & 0x80 != 0)
+        #expect(rig.chip.registers[.mode] == 0x40)
         #expect(rig.driver.power == .standby)
     }
 
@@ -163,7 +163,7 @@ struct Rig {
         let rig = Rig(trigger: true, options: options)
         try rig.driver.start()
         try rig.driver.prepare(WaveformSequence(.alert750ms))
-        #expect(rig.chip.registers[0x01] == 0x02) // MODE: external level trigger, awake
+        #expect(rig.chip.registers[.mode] == 0x02) // MODE: external level trigger, awake
         rig.clock.advance(by: .milliseconds(2))
         let log = try rig.transactions { try rig.driver.trigger() }
         #expect(log.isEmpty)
@@ -239,11 +239,11 @@ struct Rig {
         try rig.driver.start()
         try rig.driver.wake()
         rig.chip.resetNow()
-        #expect(rig.chip.registers[0x16] == 0x3E)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x3E)
         _ = try rig.driver.snapshot()
         #expect(rig.driver.resetsDetected == 1)
-        #expect(rig.chip.registers[0x16] == 0x53)
-        #expect(rig.chip.registers[0x03] == 6)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x53)
+        #expect(rig.chip.registers[.librarySelection] == 6)
         try rig.driver.play(WaveformSequence(.strongClick100))
         #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1.0)
     }
@@ -274,7 +274,7 @@ struct Rig {
         #expect(abs(output.level(at: t0) - 64.0 / 127) < 1e-9)
         #expect(output.level(at: log[2].time) == 1)
         #expect(output.level(at: rig.clock.now) == 0)
-        #expect(rig.chip.registers[0x02] == 0 && rig.chip.registers[0x01] == 0x40)
+        #expect(rig.chip.registers[.realTimePlaybackInput] == 0 && rig.chip.registers[.mode] == 0x40)
     }
 
     @Test func shutdownLowersEnAndWakeRestoresTheConfiguration() throws {
@@ -288,7 +288,7 @@ struct Rig {
         #expect(rig.driver.power == .shutdown)
         let log = try rig.transactions { try rig.driver.play(WaveformSequence(.strongClick100)) }
         #expect(log.count == 2)
-        #expect(rig.chip.registers[0x16] == 0x53)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x53)
         #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1.0)
     }
 
@@ -300,10 +300,10 @@ struct Rig {
         try rig.driver.start()
         try rig.driver.shutdown()
         #expect(try rig.driver.diagnose() == .fine)
-        #expect(rig.chip.registers[0x16] == 0x53 && rig.chip.registers[0x03] == 6)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x53 && rig.chip.registers[.librarySelection] == 6)
         try rig.driver.shutdown()
         try rig.driver.enterStandby()
-        #expect(rig.chip.registers[0x16] == 0x53 && rig.chip.registers[0x01] == 0x40)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x53 && rig.chip.registers[.mode] == 0x40)
     }
 
     @Test func stopQuietlyFallsBackToEnLowWhenTheBusFails() throws {
@@ -389,7 +389,7 @@ struct Rig {
         #expect(throws: DRV2605Error.self) { try rig.driver.trigger() }
         #expect(rig.chip.trace.last { $0.written.first == 0x0C && $0.error == nil }?.written == [0x0C, 0x00],
                 "no GO = 0 write after the lost acknowledge")
-        #expect(rig.chip.registers[0x0C] & 1 == 0)
+        #expect(rig.chip.registers[.go] & 1 == 0)
         rig.clock.advance(by: .milliseconds(100))
         rig.chip.advance()
         #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0, "the actuator was driven")
@@ -403,7 +403,7 @@ struct Rig {
         // From standby, play is the load burst then GO: the GO write is the second transaction.
         rig.chip.injectFault(.ackLost(.busError), atTransaction: rig.chip.transactionCount + 1)
         #expect(throws: DRV2605Error.self) { try rig.driver.play(WaveformSequence(.strongClick100)) }
-        #expect(rig.chip.registers[0x0C] & 1 == 0)
+        #expect(rig.chip.registers[.go] & 1 == 0)
         rig.clock.advance(by: .milliseconds(100))
         rig.chip.advance()
         #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0, "the actuator was driven")
@@ -418,14 +418,14 @@ struct Rig {
         let rig = Rig(actuator: .init(type: .erm), part: .drv2604L, configuration: configuration)
         try rig.driver.start()
         let defaults = Part.drv2604L.resetValues
-        try #require([0x16, 0x17, 0x1A, 0x1B, 0x1D].allSatisfy { rig.chip.registers[$0] == defaults[$0] },
+        try #require([Register.ratedVoltage, .overdriveClamp, .feedbackControl, .control1, .control3].allSatisfy { rig.chip.registers[$0] == defaults[$0] },
                      "the configuration should equal the reset values in every checked register")
         try rig.driver.wake()
         rig.chip.resetNow()
         rig.clock.advance(by: .milliseconds(5))
         _ = try rig.driver.snapshot()
         #expect(rig.driver.resetsDetected == 1)
-        #expect(rig.chip.registers[0x01] & 0x40 == 0, "the chip was not woken again after the reset")
+        #expect(rig.chip.registers[.mode] & 0x40 == 0, "the chip was not woken again after the reset")
     }
 }
 
@@ -448,5 +448,40 @@ struct Rig {
         let waited = rig.clock.now.duration(since: start)
         #expect(waited >= DRV2605Driver.Options().startupAnswerDeadline)
         #expect(waited < .milliseconds(100))
+    }
+}
+
+@Suite struct OTPTests {
+    /// Burning OTP is refused unless confirmed and calibrated; when done, OTP_PROGRAM is written
+    /// once, the chip reports OTP_STATUS = 1 (and keeps it through a reset), and the driver ends in
+    /// standby.
+    @Test func otpIsBurntOnlyWhenConfirmedAndCalibrated() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: false) }
+        #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: true) }
+        #expect(!rig.chip.otpProgrammed)
+        _ = try rig.driver.calibrate()
+        let burns = try rig.transactions { try rig.driver.programOTP(confirmed: true) }
+            .filter { $0.written.first == Register.control4.rawValue && Control4Register(rawValue: $0.written[1]).otpProgram }
+        #expect(burns.count == 1)
+        #expect(rig.chip.otpProgrammed)
+        #expect(rig.chip.registers[Control4Register.self].otpProgrammed)
+        #expect(!rig.chip.registers[Control4Register.self].otpProgram, "OTP_PROGRAM is not left set")
+        #expect(rig.chip.registers[ModeRegister.self].standby)
+        rig.chip.resetNow()
+        rig.clock.advance(by: .milliseconds(5))
+        #expect(try rig.driver.dumpRegisters()[Control4Register.self].otpProgrammed, "OTP_STATUS survives a reset")
+    }
+
+    /// OTP_STATUS is read-only: a CONTROL4 write with that bit set (a copied register value) does
+    /// not make an unprogrammed chip claim it was burnt.
+    @Test func otpStatusCannotBeWritten() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        try rig.driver.wake()
+        try rig.bus.write(to: .drv2605, Register.control4.write(0x24))
+        #expect(!rig.chip.registers[Control4Register.self].otpProgrammed)
+        #expect(rig.chip.registers[Control4Register.self].autoCalibrationTime == 2)
     }
 }

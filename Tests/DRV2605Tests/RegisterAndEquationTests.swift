@@ -46,11 +46,11 @@ import Testing
         #expect(Part(rawValue: 7) == .drv2605L)
         #expect(Part(rawValue: 3) == .drv2605)
         #expect(Part(rawValue: 5) == nil)
-        #expect(Part.drv2605L.resetValues[0x00] == 0xE0)
-        #expect(Part.drv2605.resetValues[0x00] == 0x60)
-        #expect(Part.drv2605L.resetValues[0x16] == 0x3E && Part.drv2605.resetValues[0x16] == 0x3F)
-        #expect(Part.drv2605L.resetValues[0x1C] == 0xF5)
-        #expect(Part.drv2605L.resetValues.count == 0x23)
+        #expect(Part.drv2605L.resetValues[.status] == 0xE0)
+        #expect(Part.drv2605.resetValues[.status] == 0x60)
+        #expect(Part.drv2605L.resetValues[.ratedVoltage] == 0x3E && Part.drv2605.resetValues[.ratedVoltage] == 0x3F)
+        #expect(Part.drv2605L.resetValues[.control2] == 0xF5)
+        #expect(Part.drv2605L.resetValues.bytes.count == 0x23)
     }
 }
 

@@ -151,9 +151,9 @@ private func boardError(_ text: String) -> BoardFileError? {
         var restored = configuration
         restored.calibration = values
         _ = try HapticEngine(bus: chip, configuration: restored, clock: clock, options: .isolated)
-        #expect(chip.registers[0x18] == 10 && chip.registers[0x19] == 117)
-        #expect(chip.registers[0x1A] & 0x03 == 2)
-        #expect(chip.registers[0x20] == 58)
+        #expect(chip.registers[.autoCalibrationCompensation] == 10 && chip.registers[.autoCalibrationBackEMF] == 117)
+        #expect(chip.registers[.feedbackControl] & 0x03 == 2)
+        #expect(chip.registers[.lraOpenLoopPeriod] == 58)
     }
 
     @Test func aBusErrorDuringCalibrationSavesNothing() throws {
@@ -209,7 +209,7 @@ enum MuxRig {
     @Test func channelSwitchOnlyWhenTheChannelChanges() throws {
         let (clock, mux, chips, monitored, _, engines) = try MuxRig.make(chips: 3)
         #expect(mux.maskWrites == [0x01, 0x02, 0x04])
-        for chip in chips { #expect(chip.registers[0x16] == 0x53) }
+        for chip in chips { #expect(chip.registers[.ratedVoltage] == 0x53) }
 
         let group = HapticGroup(engines: engines, clock: clock)
         monitored.clearLog()
@@ -251,7 +251,7 @@ enum MuxRig {
         // Each engine returns its chip to standby after the click, through its own channel.
         clock.advance(by: .seconds(1))
         for engine in engines { engine.runDueWork() }
-        for chip in chips { #expect(chip.registers[0x01] & 0x40 != 0) }
+        for chip in chips { #expect(chip.registers[.mode] & 0x40 != 0) }
         // A pattern on the group: every chip driven with the same levels at the same instants.
         let players = group.play(PatternRenderer().render(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.2, intensity: 0.6)])))
         while let next = players.compactMap({ $0.pump() }).min() { clock.sleep(until: max(next, clock.now.advanced(byNanoseconds: 1))) }

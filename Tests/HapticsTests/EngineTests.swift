@@ -31,7 +31,7 @@ import Testing
         rig.engine.play(.impact(.heavy))
         #expect(rig.engine.statistics.lastTrigger.transactions == 2)
         // Configuration restored after the wake, and the click plays.
-        #expect(rig.chip.registers[0x16] == 0x53)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x53)
         #expect(rig.chip.output.peak(to: rig.clock.now.advanced(by: .milliseconds(100))) == 1)
     }
 
@@ -54,7 +54,7 @@ import Testing
         #expect(rig.engine.powerState == .standby)
         // Awake no longer than the effect (60 ms) plus the 1 ms wake delay plus 5 ms.
         #expect(rig.engine.statistics.awakeSeconds <= 0.066)
-        #expect(rig.chip.registers[0x01] == 0x40)
+        #expect(rig.chip.registers[.mode] == 0x40)
         _ = start
     }
 
@@ -100,7 +100,7 @@ import Testing
         #expect(chip.output.level(at: clock.now) != 0)
         engine = nil
         #expect(chip.output.level(at: clock.now) == 0)
-        #expect(chip.registers[0x01] & 0x40 != 0 && chip.registers[0x02] == 0)
+        #expect(chip.registers[.mode] & 0x40 != 0 && chip.registers[.realTimePlaybackInput] == 0)
     }
 
     @Test func releasingTheLastGeneratorEndsThePreparedState() throws {
@@ -327,7 +327,7 @@ import Testing
             return
         }
         #expect(rig.chip.output.level(at: rig.clock.now) == 0)
-        #expect(rig.chip.registers[0x0C] & 1 == 0)
+        #expect(rig.chip.registers[.go] & 1 == 0)
         #expect(rig.engine.play(.impact(.medium)) == .played)
     }
 }
@@ -342,9 +342,9 @@ import Testing
         #expect(rig.engine.play(.notification(.warning)) == .played)
         let margin = HapticEngine.Options().completionMargin
         rig.advance(estimate + margin - .milliseconds(20))
-        #expect(rig.chip.registers[0x0C] & 1 == 1, "stopped before the deadline")
+        #expect(rig.chip.registers[.go] & 1 == 1, "stopped before the deadline")
         rig.advance(.milliseconds(40))
-        #expect(rig.chip.registers[0x0C] & 1 == 0, "GO still set past the deadline")
+        #expect(rig.chip.registers[.go] & 1 == 0, "GO still set past the deadline")
         #expect(rig.engine.powerState == .standby)
     }
 }
@@ -403,6 +403,6 @@ import Testing
         let before = rig.chip.transactionCount
         #expect(rig.engine.play(weak) == .played)
         #expect(rig.chip.transactionCount - before == 1)
-        #expect(rig.chip.registers[0x04] == 2) // WAV_FRM_SEQ1 holds effect 2
+        #expect(rig.chip.registers[.waveformSequence1] == 2) // WAV_FRM_SEQ1 holds effect 2
     }
 }

@@ -20,13 +20,13 @@ import Testing
         // Power came back with the chip reset to its defaults (ERM, default voltages).
         chip.resetNow()
         chip.disconnected = false
-        #expect(chip.registers[0x1A] & 0x80 == 0)
+        #expect(chip.registers[.feedbackControl] & 0x80 == 0)
         engine.play(.impact(.heavy))
         rig.advance(.seconds(1))
         #expect(engine.statistics.resetsDetected >= 1)
-        #expect(chip.registers[0x1A] & 0x80 != 0)
-        #expect(chip.registers[0x16] == 0x53)
-        #expect(chip.registers[0x01] & 0x40 != 0)
+        #expect(chip.registers[.feedbackControl] & 0x80 != 0)
+        #expect(chip.registers[.ratedVoltage] == 0x53)
+        #expect(chip.registers[.mode] & 0x40 != 0)
     }
 
     @Test func resetDuringAPatternIsRepairedAfterIt() throws {
@@ -40,7 +40,7 @@ import Testing
         player.runToCompletion()
         rig.advance(.seconds(1))
         #expect(engine.statistics.resetsDetected >= 1)
-        #expect(chip.registers[0x16] == 0x53 && chip.registers[0x1A] & 0x80 != 0)
+        #expect(chip.registers[.ratedVoltage] == 0x53 && chip.registers[.feedbackControl] & 0x80 != 0)
         #expect(chip.output.level(at: clock.now) == 0)
     }
 

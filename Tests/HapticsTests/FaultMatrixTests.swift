@@ -48,7 +48,7 @@ final class FaultRig {
     /// (a ROM waveform in flight or an RTP value held).
     var actuatorStopped: Bool {
         chip.advance()
-        return chip.registers[0x0C] & 1 == 0
+        return chip.registers[.go] & 1 == 0
             && chip.output.peak(from: clock.now, to: clock.now.advanced(by: .milliseconds(50))) == 0
     }
 }
@@ -260,11 +260,11 @@ let faultedOperations: [FaultedOperation] = [
             let started = try? start(bus, clock)
             #expect(bus.fired == [index])
             chip.advance()
-            #expect(chip.registers[0x0C] & 1 == 0 && chip.output.peak(from: .zero, to: clock.now.advanced(by: .milliseconds(50))) == 0,
+            #expect(chip.registers[.go] & 1 == 0 && chip.output.peak(from: .zero, to: clock.now.advanced(by: .milliseconds(50))) == 0,
                     "\(kind) at start-up transaction \(index): the actuator was driven")
             if let started {
                 // Carried on (a NACK while the chip resets is retried): it must really be configured.
-                #expect(chip.registers[0x16] == 0x53 && chip.registers[0x01] & 0x40 != 0,
+                #expect(chip.registers[.ratedVoltage] == 0x53 && chip.registers[.mode] & 0x40 != 0,
                         "\(kind) at start-up transaction \(index): started without the configuration or standby")
                 #expect(started.play(.impact(.heavy)) == .played)
             }

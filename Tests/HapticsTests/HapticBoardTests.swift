@@ -79,7 +79,7 @@ private func noCalibrations() -> HapticBoard.Options {
         #expect(board.chips[0].calibrationKey == key)
         #expect(board.chips[0].configuration.calibration == values)
         let chip = try #require(hardware.chips[file.drivers[0].name])
-        #expect(chip.registers[0x18] == 0x0B && chip.registers[0x19] == 0x77)
+        #expect(chip.registers[.autoCalibrationCompensation] == 0x0B && chip.registers[.autoCalibrationBackEMF] == 0x77)
         options.calibrationNamespace = "elsewhere:"
         let other = try HapticBoard.open(file, hardware: try SimulatedHardware(board: file, clock: clock), clock: clock, options: options)
         #expect(other.chips[0].configuration.calibration == nil)

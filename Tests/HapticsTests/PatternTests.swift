@@ -46,9 +46,9 @@ struct CorpusTests {
             #expect(chip.output.energy(from: start, to: clock.now) > 0)
         }
         engine.runDueWork()
-        #expect(chip.registers[0x02] == 0)
-        #expect(chip.registers[0x0C] & 1 == 0)
-        #expect(chip.registers[0x01] & 0x40 != 0)
+        #expect(chip.registers[.realTimePlaybackInput] == 0)
+        #expect(chip.registers[.go] & 1 == 0)
+        #expect(chip.registers[.mode] & 0x40 != 0)
         #expect(chip.output.level(at: clock.now) == 0)
     }
 
@@ -296,7 +296,7 @@ struct CorpusTests {
         #expect(player.timing.writes <= 4)
         #expect(player.timing.latenessNanoseconds.allSatisfy { $0 >= 0 && $0 < 1_000 })
         #expect(player.timing.missedUpdates == 0)
-        #expect(chip.registers[0x02] == 0 && chip.registers[0x01] & 0x40 != 0)
+        #expect(chip.registers[.realTimePlaybackInput] == 0 && chip.registers[.mode] & 0x40 != 0)
     }
 
     @Test func cancelStopsWithinOneUpdate() throws {
@@ -311,11 +311,11 @@ struct CorpusTests {
         player.cancel()
         let cancelledAt = clock.now
         #expect(chip.output.level(at: cancelledAt) == 0)
-        #expect(chip.registers[0x02] == 0)
+        #expect(chip.registers[.realTimePlaybackInput] == 0)
         clock.advance(by: .seconds(2))
         #expect(chip.output.energy(from: cancelledAt, to: clock.now) == 0)
         engine.runDueWork()
-        #expect(chip.registers[0x01] & 0x40 != 0)
+        #expect(chip.registers[.mode] & 0x40 != 0)
         #expect(outcomes.values == [.cancelled])
     }
 
@@ -378,7 +378,7 @@ struct CorpusTests {
         player = nil
         #expect(chip.output.level(at: clock.now) == 0)
         engine.runDueWork()
-        #expect(chip.registers[0x01] & 0x40 != 0)
+        #expect(chip.registers[.mode] & 0x40 != 0)
     }
 
     @Test func startAtAGivenTime() throws {

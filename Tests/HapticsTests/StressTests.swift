@@ -20,7 +20,7 @@ final class ProtocolCheckingBus: I2CBus, @unchecked Sendable {
         if inside.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue != 1 {
             violationList.withLock { $0.append("two transactions at once") }
         }
-        let mode = ModeRegister(rawValue: chip.registers[0x01])
+        let mode = ModeRegister(rawValue: chip.registers[.mode])
         if bytes.first == 0x02, bytes.count > 1, mode.mode != .realTimePlayback {
             violationList.withLock { $0.append("RTP_INPUT written in \(mode.mode)") }
         }
@@ -87,9 +87,9 @@ final class ProtocolCheckingBus: I2CBus, @unchecked Sendable {
         engine.runDueWork()
         #expect(bus.violations.isEmpty, "\(bus.violations.prefix(5))")
         #expect(chip.output.level(at: clock.now) == 0)
-        #expect(chip.registers[0x02] == 0)
-        #expect(chip.registers[0x0C] & 1 == 0)
-        #expect(chip.registers[0x01] & 0x40 != 0)
+        #expect(chip.registers[.realTimePlaybackInput] == 0)
+        #expect(chip.registers[.go] & 1 == 0)
+        #expect(chip.registers[.mode] & 0x40 != 0)
         #expect(engine.statistics.played > 100)
     }
 }

@@ -61,10 +61,10 @@ struct HardwareInLoopTests {
         let driver = DRV2605Driver(bus: bus, configuration: configuration, clock: SystemClock.shared)
         let part = try driver.start()
         let registers = try driver.dumpRegisters()
-        #expect(registers[0x01] & 0x40 != 0)
-        #expect(registers[0x16] == configuration.ratedVoltage)
-        #expect(registers[0x17] == configuration.overdriveClamp)
-        if part.hasROMLibrary { #expect(registers[0x03] & 0x07 == configuration.library.rawValue) }
+        #expect(registers[.mode] & 0x40 != 0)
+        #expect(registers[.ratedVoltage] == configuration.ratedVoltage)
+        #expect(registers[.overdriveClamp] == configuration.overdriveClamp)
+        if part.hasROMLibrary { #expect(registers[.librarySelection] & 0x07 == configuration.library.rawValue) }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -80,8 +80,8 @@ struct HardwareInLoopTests {
         engine.stop()
         #expect(engine.statistics.dropped == 0)
         let registers = try engine.withDriver { try $0.dumpRegisters() }
-        #expect(registers[0x0C] & 1 == 0)
-        #expect(registers[0x01] & 0x40 != 0)
+        #expect(registers[.go] & 1 == 0)
+        #expect(registers[.mode] & 0x40 != 0)
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -121,8 +121,8 @@ struct HardwareInLoopTests {
         #expect(elapsed > 0.4 && elapsed < 1.5)
         engine.waitUntilIdle(timeout: .seconds(2))
         let registers = try engine.withDriver { try $0.dumpRegisters() }
-        #expect(registers[0x02] == 0)
-        #expect(registers[0x01] & 0x40 != 0)
+        #expect(registers[.realTimePlaybackInput] == 0)
+        #expect(registers[.mode] & 0x40 != 0)
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -132,7 +132,7 @@ struct HardwareInLoopTests {
         #expect(engine.play(.impact(.heavy)) == .played)
         engine.waitUntilIdle(timeout: .seconds(2))
         #expect(engine.powerState == .standby)
-        #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x40 != 0)
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x40 != 0)
     }
 
     @Test(.timeLimit(.minutes(1)), .enabled(if: environment["HAPTIC_HIL_ENABLE"] != nil, "set HAPTIC_HIL_ENABLE=chip:line when EN is wired"))
@@ -153,7 +153,7 @@ struct HardwareInLoopTests {
         if let level = try readBack("HAPTIC_HIL_ENABLE_READBACK") { #expect(level == 1, "EN not raised by the wake") }
         engine.waitUntilIdle(timeout: .seconds(2))
         let registers = try engine.withDriver { try $0.dumpRegisters() }
-        #expect(registers[0x16] == (try hilConfiguration()).ratedVoltage)
+        #expect(registers[.ratedVoltage] == (try hilConfiguration()).ratedVoltage)
         engine.shutdown()
     }
 
@@ -167,7 +167,7 @@ struct HardwareInLoopTests {
         let before = engine.statistics.bus.transactions
         engine.play(.selection)
         #expect(engine.statistics.bus.transactions == before)
-        #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x07 == 1) // external edge trigger
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x07 == 1) // external edge trigger
         if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0) } // pulse ended low
         engine.stop()
     }
@@ -184,7 +184,7 @@ struct HardwareInLoopTests {
         engine.prepare(.vibration(.default))
         SystemClock.shared.sleep(for: .milliseconds(10))
         #expect(engine.play(.vibration(.default)) == .played)
-        #expect(try engine.withDriver { try $0.dumpRegisters() }[0x01] & 0x07 == 2) // external level trigger
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x07 == 2) // external level trigger
         if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 1, "IN/TRIG not held while playing") }
         engine.waitUntilIdle(timeout: .seconds(5))
         if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0, "IN/TRIG still high after the effect") }

@@ -1,0 +1,70 @@
+/// All of a chip's registers (0x00–0x22) as one value, addressed through `Register` and the typed
+/// register values, so a register's address and its bit layout are each spelled once (in
+/// `Register` and its `RegisterValue`) however the file is used.
+///
+/// One type serves every place that holds a whole chip's state: the parts' reset values, the
+/// driver's start-up image, the simulated chip's registers and what `dump`/`status` read back.
+///
+///     var file = Part.drv2605L.resetValues
+///     file[ModeRegister.self].standby = false
+///     file[.ratedVoltage] = 0x53
+public struct RegisterFile: Sendable, Hashable {
+    /// The bytes from 0x00 to `Register.last`, in address order.
+    public private(set) var bytes: [UInt8]
+
+    /// Every register zero.
+    public init() { bytes = [UInt8](repeating: 0, count: RegisterFile.count) }
+
+    /// A file holding `bytes` read in one auto-incrementing burst from `first` on (the whole chip
+    /// when `first` is STATUS). Registers outside the burst are zero and bytes past the last
+    /// register are ignored, so a short or long read can never index out of range.
+    public init(bytes: [UInt8], from first: Register = .status) {
+        self.init()
+        let start = Int(first.rawValue)
+        for (offset, byte) in bytes.prefix(RegisterFile.count - start).enumerated() { self.bytes[start + offset] = byte }
+    }
+
+    /// How many registers the family has (0x00–0x22).
+    public static let count = Int(Register.last) + 1
+
+    /// One register's byte.
+    public subscript(register: Register) -> UInt8 {
+        get { bytes[Int(register.rawValue)] }
+        set { bytes[Int(register.rawValue)] = newValue }
+    }
+
+    /// One register as its typed value: `file[ModeRegister.self].standby`.
+    public subscript<Value: RegisterValue>(type: Value.Type) -> Value {
+        get { Value(rawValue: self[Value.register]) }
+        set { self[Value.register] = newValue.rawValue }
+    }
+
+    /// The byte at a bus address, for the one place that has only an address: a bus write or
+    /// read the simulated chip receives. `nil` past the last register.
+    public subscript(address address: UInt8) -> UInt8? {
+        Int(address) < bytes.count ? bytes[Int(address)] : nil
+    }
+
+    /// The bytes of `first...last`, as one burst writes or reads them.
+    public func bytes(from first: Register, through last: Register) -> [UInt8] {
+        Array(bytes[Int(first.rawValue)...Int(last.rawValue)])
+    }
+
+    /// The eight waveform-sequencer slots (WAV_FRM_SEQ1–8), in order.
+    public var waveformSlots: [UInt8] {
+        get { bytes(from: .waveformSequence1, through: .waveformSequence8) }
+        set {
+            for index in 0..<8 {
+                self[Register.waveformSequence(index)] = index < newValue.count ? newValue[index] : 0
+            }
+        }
+    }
+}
+
+extension Register {
+    /// WAV_FRM_SEQ`index + 1` for `index` in 0..<8: the sequencer's slot `index`.
+    public static func waveformSequence(_ index: Int) -> Register {
+        precondition((0..<8).contains(index), "the sequencer has eight slots")
+        return Register(rawValue: Register.waveformSequence1.rawValue + UInt8(index))!
+    }
+}
