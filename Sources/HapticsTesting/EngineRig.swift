@@ -6,8 +6,9 @@ import Haptics
 
 /// An engine on the simulated chip and a virtual clock that you advance: what NIOEmbedded is to
 /// SwiftNIO, the clock is the test double. Time moves only when `advance` is called, and the
-/// engine's timers (completion, standby, idle shutdown) run as its worker thread would run them,
-/// so a test sees the chip at exactly the instant it asks about.
+/// engine's timers (completion, standby, idle shutdown), its pattern players and sequences run
+/// at their own deadlines on the way, as their threads would on the real clock, so a test sees
+/// the chip at exactly the instant it asks about.
 ///
 /// For this package's tests, the benchmark, and an app's own tests of its haptics:
 ///
@@ -40,17 +41,9 @@ public struct EngineRig {
                                   triggerLine: self.trigger, clock: clock, options: options)
     }
 
-    /// Moves time by `duration`, running the engine's timers at each instant they fall due.
-    public func advance(_ duration: Duration) {
-        let end = clock.now.advanced(by: duration)
-        while true {
-            let next = engine.runDueWork()
-            guard let next, next <= end else { break }
-            clock.advance(to: next)
-        }
-        clock.advance(to: end)
-        engine.runDueWork()
-    }
+    /// Moves time by `duration`, running the engine's timers (and any player or sequence) at
+    /// each instant they fall due: `clock.advance(by:)`.
+    public func advance(_ duration: Duration) { clock.advance(by: duration) }
 
     /// Plays `feedback` alone (after 3 s of quiet) and returns what the actuator got over the next
     /// 2 s: the energy delivered, how long it was driven, and when it started.

@@ -55,17 +55,24 @@ extension Duration {
     }
 }
 
-/// The time source every layer waits on: injected so that tests, the simulator and benchmarks
-/// run on a virtual clock and no test sleeps for real.
+/// The time source every layer waits on, and the runner of every layer's timed work: injected
+/// so that tests, the simulator and benchmarks run on a virtual clock and no test sleeps for real.
 ///
 /// `sleep(until:)` blocks the calling thread; waits on hardware are short (microseconds to a
-/// second) and always bounded by a deadline.
+/// second) and always bounded by a deadline. `schedule` runs an engine's timers, a pattern
+/// player or a sequencer: on `SystemClock` on a thread of its own, on `VirtualClock` when the
+/// test moves time. Nothing else in the stack asks which kind of clock it has.
 public protocol HapticClock: AnyObject, Sendable {
     var now: ClockInstant { get }
-    /// Blocks until `deadline`. On a virtual clock this moves time forward at once.
+    /// Blocks until `deadline`. On a virtual clock this moves time forward at once (and runs no
+    /// scheduled work: it is called by code that holds locks while it waits on the chip).
     func sleep(until deadline: ClockInstant)
-    /// `true` for a clock whose time moves only when told to; timers then run when the owner pumps them.
-    var isVirtual: Bool { get }
+    /// Runs `step` now and again at each instant it returns, until it returns `nil` (or, with
+    /// `waitsForWake`, until `cancel()`).
+    func schedule(_ options: WorkOptions, _ step: @escaping @Sendable () -> ClockInstant?) -> ScheduledWork
+    /// Blocks until `isDone()` holds or `timeout` passes; returns `isDone()`. A virtual clock
+    /// runs the scheduled work meanwhile, moving time from one deadline to the next.
+    func wait(until isDone: () -> Bool, timeout: Duration) -> Bool
 }
 
 extension HapticClock {
@@ -79,8 +86,6 @@ public final class SystemClock: HapticClock {
     public init() {}
     /// The one most code uses.
     public static let shared = SystemClock()
-    /// False: time passes by itself.
-    public var isVirtual: Bool { false }
 
     /// CLOCK_MONOTONIC now.
     public var now: ClockInstant {
@@ -102,18 +107,41 @@ public final class SystemClock: HapticClock {
         if remaining > 0 { usleep(useconds_t(remaining / 1000)) }
         #endif
     }
+
+    /// Runs `step` on a thread of its own (`options.name`, user-interactive quality of service).
+    public func schedule(_ options: WorkOptions, _ step: @escaping @Sendable () -> ClockInstant?) -> ScheduledWork {
+        let work = ScheduledWork(options: options, firstDue: .zero, step: step)
+        let thread = Thread { [self] in work.runOnThread(clock: self) }
+        thread.name = options.name
+        thread.qualityOfService = .userInteractive
+        thread.start()
+        return work
+    }
+
+    /// Checks `isDone` every millisecond while other threads do the work.
+    public func wait(until isDone: () -> Bool, timeout: Duration) -> Bool {
+        let deadline = now.advanced(by: timeout)
+        while !isDone() {
+            guard now < deadline else { return false }
+            sleep(for: .milliseconds(1))
+        }
+        return true
+    }
 }
 
 /// A clock that moves only when told to: by `advance(by:)`, or by `sleep(until:)`, which jumps
 /// straight to the deadline. Tests move it by hand; `--virtual-time` runs the simulator as fast
 /// as the CPU allows.
+///
+/// It is also the test double of the threads: scheduled work (an engine's timers, a player, a
+/// sequencer) runs on the caller's thread when `advance` or `runDueWork` reaches its deadline,
+/// each step at its own instant, so a test sees the chip exactly as it would be then.
 public final class VirtualClock: HapticClock {
     /// Nanoseconds since the start; an atomic, since tests move time from several threads.
     private let current: Atomic<Int64>
     /// A clock standing at `start`.
     public init(start: ClockInstant = .zero) { current = Atomic(start.nanoseconds) }
-    /// True: engines on it run their timers only when asked (`runDueWork`).
-    public var isVirtual: Bool { true }
+    private let works = Locked<[ScheduledWork]>([])
     /// Where the clock stands.
     public var now: ClockInstant { ClockInstant(nanoseconds: current.load(ordering: .acquiring)) }
     /// Moves time to `deadline` unless it is already later (time never goes back).
@@ -126,10 +154,60 @@ public final class VirtualClock: HapticClock {
             observed = original
         }
     }
-    /// Moves time forward by `duration` (a negative one is ignored).
+    /// Moves time forward by `duration` (a negative one is ignored), running scheduled work at
+    /// each deadline on the way.
     public func advance(by duration: Duration) {
-        current.wrappingAdd(max(0, duration.nanoseconds), ordering: .acquiringAndReleasing)
+        advance(to: now.advanced(by: .nanoseconds(max(0, duration.nanoseconds))))
     }
-    /// Moves time to `instant`, unless it is already later.
-    public func advance(to instant: ClockInstant) { sleep(until: instant) }
+
+    /// Moves time to `instant` (unless it is already later), running scheduled work at each
+    /// deadline on the way.
+    public func advance(to instant: ClockInstant) {
+        runDueWork()
+        while let next = nextDeadline, next <= instant {
+            sleep(until: max(next, now.advanced(byNanoseconds: 1)))
+            runDueWork()
+        }
+        sleep(until: instant)
+        runDueWork()
+    }
+
+    /// Registers `step`; it first runs at the next `advance`, `runDueWork` or `wait`.
+    public func schedule(_ options: WorkOptions, _ step: @escaping @Sendable () -> ClockInstant?) -> ScheduledWork {
+        let work = ScheduledWork(options: options, firstDue: .zero, step: step)
+        works.withLock { works in
+            works.removeAll { $0.isCancelled }
+            works.append(work)
+        }
+        return work
+    }
+
+    /// Runs the work due now, again while steps make more work due now (bounded, so a step that
+    /// always asks for now cannot hang a test).
+    public func runDueWork() {
+        for _ in 0..<10_000 {
+            let instant = now
+            let due = works.withLock { works in
+                works.removeAll { $0.isCancelled }
+                return works.filter { work in work.due.map { $0 <= instant } ?? false }
+            }
+            if due.isEmpty { return }
+            for work in due { _ = work.runStep() }
+        }
+    }
+
+    /// The earliest deadline of the scheduled work, if any.
+    public var nextDeadline: ClockInstant? { works.withLock { $0.compactMap(\.due).min() } }
+
+    /// Runs the scheduled work, moving time from deadline to deadline, until `isDone()` or until
+    /// `timeout` of virtual time has passed.
+    public func wait(until isDone: () -> Bool, timeout: Duration) -> Bool {
+        let deadline = now.advanced(by: timeout)
+        while true {
+            runDueWork()
+            if isDone() { return true }
+            guard let next = nextDeadline, next <= deadline else { return isDone() }
+            sleep(until: max(next, now.advanced(byNanoseconds: 1)))
+        }
+    }
 }

@@ -70,16 +70,8 @@ struct PatternCommand: ParsableCommand {
             }
             for player in players { player.loopEnabled = loop }
             let player = players[0]
-            if session.clock.isVirtual {
-                // One virtual clock for all: advance every player together.
-                while true {
-                    let next = players.compactMap { $0.pump() }.min()
-                    guard let next else { break }
-                    session.clock.sleep(until: max(next, session.clock.now.advanced(byNanoseconds: 1)))
-                }
-            } else {
-                for each in players where each.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5)) == nil { each.cancel() }
-            }
+            // On a virtual clock, waiting on one player runs them all: they share the clock.
+            for each in players where each.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5)) == nil { each.cancel() }
             let played = session.clock.now.duration(since: start).secondsDouble
             session.finish()
             let final = try session.finalState()

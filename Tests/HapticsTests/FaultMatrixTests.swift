@@ -68,7 +68,8 @@ struct FaultedOperation: CustomStringConvertible, Sendable {
     var description: String { name }
 }
 
-/// Runs the engine's timers until it is idle, reporting each timer step.
+/// Runs the engine's timers until it is idle, reporting each timer step. Time is moved with
+/// `sleep(until:)`, which runs no scheduled work, so each step is this function's own call.
 private func settle(_ rig: FaultRig, for duration: Duration = .seconds(2), _ step: (Bool) -> Void) {
     let end = rig.clock.now.advanced(by: duration)
     while true {
@@ -76,7 +77,7 @@ private func settle(_ rig: FaultRig, for duration: Duration = .seconds(2), _ ste
         let next = rig.engine.runDueWork()
         step(rig.reportedErrors > errorsBefore)
         guard let next, next <= end else { break }
-        rig.clock.advance(to: max(next, rig.clock.now.advanced(byNanoseconds: 1)))
+        rig.clock.sleep(until: max(next, rig.clock.now.advanced(byNanoseconds: 1)))
     }
 }
 
@@ -100,7 +101,7 @@ private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Out
         let next = player.pump()
         step(rig.reportedErrors > errorsBefore || (player.outcome.map { $0 != .finished } ?? false))
         guard let next else { break }
-        rig.clock.advance(to: max(next, rig.clock.now.advanced(byNanoseconds: 1)))
+        rig.clock.sleep(until: max(next, rig.clock.now.advanced(byNanoseconds: 1)))
     }
     settle(rig, step)
     return player.outcome
@@ -209,7 +210,7 @@ let faultedOperations: [FaultedOperation] = [
             let errorsBefore = rig.reportedErrors
             rig.engine.prepare(.impact(.heavy))      // EN high, configuration, slots loaded
             reports.append(rig.reportedErrors > errorsBefore)
-            rig.clock.advance(by: .milliseconds(5))
+            rig.clock.sleep(for: .milliseconds(5))  // time passes; the timers run only in settle
             reports.append(rig.engine.play(.impact(.heavy)) != .played) // an IN/TRIG pulse
             settle(rig) { reports.append($0) }        // standby, then EN low after idle
             return reports

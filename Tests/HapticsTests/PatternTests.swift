@@ -438,12 +438,11 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
         let player = SequencePlayer(engine: engine, notes: [.pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)])),
                                                             .wait(1), .feedback(.notification(.success))])
         player.start()
-        while clock.now.seconds < 0.3 { if let next = player.pump() { clock.sleep(until: next) } }
+        clock.advance(by: .milliseconds(300)) // the clock runs the sequencer and its pattern's player
         #expect(chip.output.level(at: clock.now) != 0)
         player.cancel()
         let cancelledAt = clock.now
         clock.advance(by: .seconds(3))
-        player.pump()
         #expect(chip.output.energy(from: cancelledAt, to: clock.now) == 0)
         #expect(player.outcome == .cancelled)
     }
@@ -453,5 +452,58 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
         #expect(notes == [.feedback(.notification(.success)), .wait(0.5), .feedback(.impact(.heavy, intensity: 0.4)), .waitUntilFinished, .effect(.sharpTick100)])
         #expect(throws: SequenceParseError.self) { try SequenceNote.parse("success, bogus") { _ in HapticPattern() } }
         #expect(throws: SequenceParseError.self) { try SequenceNote.parse("wait -1") { _ in HapticPattern() } }
+    }
+}
+
+/// The clock runs the engine, its players and the sequencer (as NIOEmbedded's loop runs tasks):
+/// on a virtual clock, `advance` plays each at its own deadlines, and letting go of a player or
+/// a sequence stops what it started, as on the real clock's threads.
+@Suite struct ScheduledWorkTests {
+    @Test func advancingTheClockPlaysAPatternAtItsOwnDeadlines() throws {
+        let rig = try EngineRig()
+        let player = PatternPlayer(engine: rig.engine, pattern: PatternRenderer(strategy: .realTime).render(HapticPattern(events: [
+            .init(type: .hapticContinuous, time: 0.1, duration: 0.2, intensity: 1.0)])))
+        let start = rig.clock.now
+        player.start()
+        rig.clock.advance(by: .milliseconds(50))
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0, "nothing before the event's time")
+        rig.clock.advance(by: .milliseconds(100))
+        #expect(rig.chip.output.level(at: rig.clock.now) > 0, "driving inside the event")
+        #expect(player.outcome == nil)
+        rig.clock.advance(by: .milliseconds(300))
+        #expect(player.outcome == .finished)
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+        let burst = try #require(rig.chip.output.bursts(from: start, to: rig.clock.now).first)
+        let began = burst.start.duration(since: start).secondsDouble
+        let lasted = burst.end.duration(since: burst.start).secondsDouble
+        #expect(abs(began - 0.1) < 0.006, "drive began at \(began) s, designed 0.1 s")
+        #expect(abs(lasted - 0.2) < 0.006, "drive lasted \(lasted) s, designed 0.2 s")
+    }
+
+    @Test func aDroppedSequenceStopsWhatItStarted() throws {
+        let rig = try EngineRig()
+        var sequence: SequencePlayer? = SequencePlayer(engine: rig.engine, notes: [
+            .pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)]))])
+        sequence?.start()
+        rig.clock.advance(by: .milliseconds(200))
+        #expect(rig.chip.output.level(at: rig.clock.now) > 0)
+        sequence = nil
+        let droppedAt = rig.clock.now
+        rig.clock.advance(by: .seconds(3))
+        #expect(rig.chip.output.energy(from: droppedAt.advanced(by: .milliseconds(10)), to: rig.clock.now) == 0)
+        #expect(rig.chip.registers[ModeRegister.self].standby)
+    }
+
+    /// `sleep(until:)` moves time without running anything: what the driver calls while it holds
+    /// the engine's lock, and what a test uses to step the timers itself.
+    @Test func sleepingRunsNoScheduledWork() throws {
+        let rig = try EngineRig()
+        rig.engine.prepare(.impact(.heavy))
+        rig.clock.advance(by: .milliseconds(5))
+        #expect(!rig.chip.registers[ModeRegister.self].standby)
+        rig.clock.sleep(for: .seconds(5))
+        #expect(!rig.chip.registers[ModeRegister.self].standby, "the standby timer ran during a sleep")
+        rig.clock.runDueWork()
+        #expect(rig.chip.registers[ModeRegister.self].standby)
     }
 }

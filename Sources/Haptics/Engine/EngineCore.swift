@@ -95,20 +95,14 @@ final class EngineCore {
 
     // MARK: - Requests
 
-    /// What a request came to, and whether a real-time clip must be played inline (virtual clock).
-    struct Request {
-        var outcome: FeedbackOutcome
-        var playInline = false
-    }
-
-    func play(_ feedback: Feedback) -> Request {
+    func play(_ feedback: Feedback) -> FeedbackOutcome {
         guard let plan = mapping.plan(for: feedback, scale: options.policy.intensityScale) else {
             return drop(feedback.description, .unmapped)
         }
         return play(plan: plan, label: feedback.description, selection: feedback.kind == .selection)
     }
 
-    func play(plan: FeedbackPlan, label: String, selection: Bool) -> Request {
+    func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
         let now = clock.now
         guard options.policy.enabled else {
             return drop(label, .turnedOff(policyFile: HapticsPolicy.defaultPath))
@@ -141,7 +135,7 @@ final class EngineCore {
         } catch {
             counts.lastTrigger = bus.counters - before
             fail(label, error)
-            return Request(outcome: .dropped(.fault(String(describing: error))))
+            return .dropped(.fault(String(describing: error)))
         }
         counts.lastTrigger = bus.counters - before
         counts.played += 1
@@ -152,8 +146,7 @@ final class EngineCore {
         preparedUntil = nil
         prepareWindowStart = nil
         prepareSuppressed = false
-        if case .realTime = plan { return Request(outcome: .played, playInline: clock.isVirtual) }
-        return Request(outcome: .played)
+        return .played
     }
 
     /// Whether a GO sent to every chip at once (a group broadcast) would play `feedback` here:
@@ -343,10 +336,10 @@ final class EngineCore {
         }
     }
 
-    private func drop(_ label: String, _ reason: DropReason) -> Request {
+    private func drop(_ label: String, _ reason: DropReason) -> FeedbackOutcome {
         counts.dropped += 1
         logger.info("haptics: dropped \(label): \(reason)")
-        return Request(outcome: .dropped(reason))
+        return .dropped(reason)
     }
 
     /// An error with no caller to report to (timers, exit paths): counted, logged, and the chip

@@ -90,7 +90,11 @@ public final class HapticEngine: Sendable {
     /// What this chip can do, found at start-up.
     public let capabilities: Capabilities
     let core: Locked<EngineCore>
-    let worker: EngineWorker?
+    /// The engine's timers (completion, return to standby, idle shutdown, real-time clips), run by
+    /// the clock: a thread on a real clock, the test's `advance` on a virtual one.
+    let workerSlot = Locked<ScheduledWork?>(nil)
+    /// The scheduled timers (set once, right after start-up).
+    var worker: ScheduledWork? { workerSlot.withLock { $0 } }
 
     /// Starts the chip on `bus` and makes an engine for it.
     public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
@@ -117,14 +121,19 @@ public final class HapticEngine: Sendable {
             }
         }
         core = Locked(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
-        worker = clock.isVirtual ? nil : EngineWorker()
-        worker?.start(self)
+        // The step holds the engine weakly: an app that lets go of its engine gets it (and its
+        // GPIO lines) released at once, not when the worker next wakes (seen: the next request
+        // of the same line got EBUSY).
+        let work = clock.schedule(WorkOptions(name: "haptics-engine", waitsForWake: true)) { [weak self] in
+            self?.runDueWork()
+        }
+        workerSlot.withLock { $0 = work }
         ExitGuard.register(self)
     }
 
     /// An engine that goes away stops its actuator and puts the chip to sleep first.
     deinit {
-        worker?.stop()
+        worker?.cancel()
         core.withLock { $0.stopAll(standby: true) }
     }
 
@@ -134,9 +143,9 @@ public final class HapticEngine: Sendable {
     /// says so in the result for callers that care (a command-line tool, a service's client).
     @discardableResult
     public func play(_ feedback: Feedback) -> FeedbackOutcome {
-        let request = withCore { $0.play(feedback) }
-        finish(request.playInline)
-        return request.outcome
+        let outcome = withCore { $0.play(feedback) }
+        finish()
+        return outcome
     }
 
     /// Plays a SwiftUI-style feedback value: `engine.play(sensory: .impact(weight: .heavy))`.
@@ -148,9 +157,9 @@ public final class HapticEngine: Sendable {
     /// Plays a plan directly (patterns, sequences, board-file overrides).
     @discardableResult
     public func play(plan: FeedbackPlan, label: String) -> FeedbackOutcome {
-        let request = withCore { $0.play(plan: plan, label: label, selection: false) }
-        finish(request.playInline)
-        return request.outcome
+        let outcome = withCore { $0.play(plan: plan, label: label, selection: false) }
+        finish()
+        return outcome
     }
 
     /// Wakes the chip and preloads what `feedback` plays, so the trigger that follows is one GO
@@ -175,7 +184,7 @@ public final class HapticEngine: Sendable {
     /// Returns false when the final standby or EN write failed: the chip may still be driving.
     @discardableResult
     public func shutdown() -> Bool {
-        worker?.stop()
+        worker?.cancel()
         return withCore { core in
             core.stopAll(standby: true)
             defer { core.noteAwake(false) }
@@ -190,21 +199,17 @@ public final class HapticEngine: Sendable {
     }
 
     /// Runs the timers (return to standby, idle shutdown, real-time clips) due at `clock.now`.
-    /// On a real clock a worker thread calls it; on a virtual clock, tests call it after moving time.
+    /// The clock calls it (a worker thread, or a virtual clock's `advance`); call it yourself to
+    /// run what is due without moving time.
     @discardableResult
     public func runDueWork() -> ClockInstant? {
         withCore { $0.tick() }
     }
 
-    /// Blocks until nothing plays (for the CLI and scripts), running timers on the way.
+    /// Blocks until nothing plays (for the CLI and scripts). On a virtual clock the timers run
+    /// meanwhile and time moves to each of their deadlines.
     public func waitUntilIdle(timeout: Duration = .seconds(35)) {
-        let deadline = clock.now.advanced(by: timeout)
-        while clock.now < deadline {
-            let next = runDueWork()
-            let busy = withCore { $0.isBusy }
-            if !busy { return }
-            clock.sleep(until: min(deadline, next ?? clock.now.advanced(by: .milliseconds(5))))
-        }
+        _ = clock.wait(until: { !withCore { $0.isBusy } }, timeout: timeout)
     }
 
     /// The counters now, the current awake stretch included.
@@ -258,62 +263,8 @@ public final class HapticEngine: Sendable {
         core.withLock { body($0) }
     }
 
-    /// Real-time clips on a virtual clock are played to the end by the calling thread (time jumps).
-    private func finish(_ inline: Bool) {
-        if inline {
-            while let next = withCore({ $0.stepClip() }) { clock.sleep(until: next) }
-        }
+    /// New work for the timers (a clip to play, a standby to schedule): run them now.
+    private func finish() {
         worker?.wake()
-    }
-}
-
-/// The worker thread of an engine on a real clock: sleeps until the next timer or clip sample.
-final class EngineWorker: Sendable {
-    private let condition = NSCondition()
-    private let state = Locked<(running: Bool, signalled: Bool)>((false, false))
-    /// Times the worker has gone to wait (tests use it to know the thread is parked).
-    let waits = Locked(0)
-
-    func start(_ engine: HapticEngine) {
-        state.withLock { $0.running = true }
-        let thread = Thread { [weak engine, self] in
-            while self.state.withLock({ $0.running }) {
-                // The engine is held only while its timers run, never across the wait below: an
-                // app that lets go of its engine gets it (and its GPIO lines) released at once,
-                // not up to a second later (seen: the next request of the same line got EBUSY).
-                let due: (next: ClockInstant?, clock: any HapticClock)? = {
-                    guard let engine else { return nil }
-                    return (engine.runDueWork(), engine.clock)
-                }()
-                guard let (next, clock) = due else { return }
-                self.condition.lock()
-                self.waits.withLock { $0 += 1 }
-                let signalled = self.state.withLock { state -> Bool in
-                    let value = state.signalled
-                    state.signalled = false
-                    return value
-                }
-                if !signalled {
-                    let seconds = next.map { $0.duration(since: clock.now).secondsDouble } ?? 1.0
-                    if seconds > 0 { _ = self.condition.wait(until: Date(timeIntervalSinceNow: min(1.0, seconds))) }
-                }
-                self.condition.unlock()
-            }
-        }
-        thread.name = "haptics-engine"
-        thread.qualityOfService = .userInteractive
-        thread.start()
-    }
-
-    func wake() {
-        condition.lock()
-        state.withLock { $0.signalled = true }
-        condition.signal()
-        condition.unlock()
-    }
-
-    func stop() {
-        state.withLock { $0.running = false }
-        wake()
     }
 }

@@ -10,7 +10,7 @@ import HardwareAccess
 /// clock): it sleeps with `clock_nanosleep` until shortly before each deadline and spins the rest,
 /// because timer slack and wake-up latency alone are about 100 µs. Only changed levels are written.
 /// Stop, cancel, errors and preemption leave the actuator at zero within one update and the chip
-/// in standby. On a virtual clock there is no thread: `pump()` or `runToCompletion()` drive it.
+/// in standby. On a virtual clock there is no thread: the clock's `advance` (or `pump()`) drives it.
 public final class PatternPlayer: Sendable {
     /// How a playback ended; every ending leaves the actuator at zero.
     public enum Outcome: Sendable, Equatable {
@@ -66,7 +66,7 @@ public final class PatternPlayer: Sendable {
         var loopEnd: Double = 0
         var timing = Timing()
         var completion: (@Sendable (Outcome) -> Void)?
-        var threadRunning = false
+        var work: ScheduledWork?
     }
 
     /// The engine whose chip the player takes for the pattern's length.
@@ -75,7 +75,6 @@ public final class PatternPlayer: Sendable {
     public let pattern: RenderedPattern
     public let options: Options
     private let state = Locked(State())
-    private let finishedSignal = DispatchSemaphore(value: 0)
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
     public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
@@ -135,7 +134,7 @@ public final class PatternPlayer: Sendable {
             state.status = .scheduled(at)
             state.originOffset = state.pausedOffset
         }
-        launchThreadIfNeeded()
+        scheduleIfNeeded()
     }
 
     /// Stops now; the completion handler gets `.stopped`.
@@ -181,23 +180,18 @@ public final class PatternPlayer: Sendable {
         }
     }
 
-    /// Blocks until the player finishes (real clocks), with a deadline.
+    /// Blocks until the player finishes or `timeout` passes (`nil`: still playing). On a virtual
+    /// clock it plays everything scheduled meanwhile, moving time as it goes.
     @discardableResult
     public func waitUntilFinished(timeout: Duration) -> Outcome? {
-        if clock.isVirtual { return runToCompletion() }
-        _ = finishedSignal.wait(timeout: .now() + timeout.secondsDouble)
+        _ = clock.wait(until: { outcome != nil }, timeout: timeout)
         return outcome
     }
 
-    /// On a virtual clock: plays everything, moving time as it goes.
+    /// Waits until the player finishes, cancelling it if it has not after `limit`.
     @discardableResult
     public func runToCompletion(limit: Duration = .seconds(3600)) -> Outcome? {
-        let end = clock.now.advanced(by: limit)
-        while let next = pump(), next <= end {
-            // Time must move on a virtual clock, or a deadline that is already due would spin.
-            clock.sleep(until: max(next, clock.now.advanced(byNanoseconds: 1)))
-        }
-        if outcome == nil { cancel() }
+        if waitUntilFinished(timeout: limit) == nil { cancel() }
         return outcome
     }
 
@@ -348,31 +342,20 @@ public final class PatternPlayer: Sendable {
         guard !alreadyDone else { return }
         if let token { engine.endExclusive(token) }
         completion?(outcome)
-        finishedSignal.signal()
     }
 
-    private func launchThreadIfNeeded() {
-        guard !clock.isVirtual else { return }
-        let launch = state.withLock { state -> Bool in
-            if state.threadRunning { return false }
-            state.threadRunning = true
-            return true
+    /// Hands `pump` to the clock (a thread that sleeps to each deadline and spins the rest, or
+    /// the virtual clock's `advance`), unless the work from an earlier start is still running.
+    private func scheduleIfNeeded() {
+        let running = state.withLock { $0.work }
+        if let running {
+            running.wake() // still running: pump now, and do not end at this step's nil
+            if !running.isCancelled { return }
         }
-        guard launch else { return }
-        let spin = options.spin.nanoseconds
-        let setup = options.threadSetup
-        let thread = Thread { [self] in
-            setup?()
-            while let next = pump() {
-                let clock = self.clock
-                let sleepUntil = next.advanced(byNanoseconds: -spin)
-                if clock.now < sleepUntil { clock.sleep(until: sleepUntil) }
-                while clock.now < next {}
-            }
-            state.withLock { $0.threadRunning = false }
+        // Held weakly: a player its owner lets go of is cancelled (deinit), on every clock.
+        let work = clock.schedule(WorkOptions(name: "haptics-player", spin: options.spin, threadSetup: options.threadSetup)) { [weak self] in
+            self?.pump()
         }
-        thread.name = "haptics-player"
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        state.withLock { $0.work = work }
     }
 }

@@ -27,7 +27,6 @@ public final class SequencePlayer: Sendable {
         var completion: (@Sendable (Outcome) -> Void)?
     }
     private let state = Locked(State())
-    private let done = DispatchSemaphore(value: 0)
 
     public init(engine: HapticEngine, notes: [SequenceNote], renderer: PatternRenderer = PatternRenderer(),
                 playerOptions: PatternPlayer.Options = .init()) {
@@ -65,12 +64,10 @@ public final class SequencePlayer: Sendable {
 
     public func start() {
         state.withLock { $0.start = engine.clock.now }
-        guard !engine.clock.isVirtual else { return }
-        let thread = Thread { [self] in
-            while let next = pump() { engine.clock.sleep(until: next) }
-        }
-        thread.name = "haptics-sequence"
-        thread.start()
+        // On a real clock a thread that sleeps to each note; on a virtual one, the test's advance.
+        // Held weakly, as a pattern player is: a sequence its owner lets go of plays no further
+        // note, and its pattern players, let go with it, stop the actuator.
+        _ = engine.clock.schedule(WorkOptions(name: "haptics-sequence")) { [weak self] in self?.pump() }
     }
 
     /// Stops what plays now and drops what is pending; the completion handler gets `.cancelled`.
@@ -108,10 +105,6 @@ public final class SequencePlayer: Sendable {
             }
         }
         var next: [ClockInstant] = []
-        if engine.clock.isVirtual {
-            for player in state.withLock({ $0.players }) { if let deadline = player.pump() { next.append(deadline) } }
-            if let timer = engine.runDueWork() { next.append(timer) }
-        }
         let pending = state.withLock { state -> ClockInstant? in
             state.next < schedule.count ? start.advanced(by: .secondsClamped(schedule[state.next].offset)) : nil
         }
@@ -126,18 +119,18 @@ public final class SequencePlayer: Sendable {
         return next.filter { $0 > now }.min() ?? now.advanced(by: .milliseconds(1))
     }
 
-    /// On a virtual clock: plays everything, moving time as it goes.
+    /// Blocks until the sequence ends or `timeout` passes (`nil`: still playing). On a virtual
+    /// clock it plays everything scheduled meanwhile, moving time as it goes.
     @discardableResult
-    public func runToCompletion() -> Outcome? {
-        while let next = pump() { engine.clock.sleep(until: max(next, engine.clock.now.advanced(byNanoseconds: 1))) }
+    public func waitUntilFinished(timeout: Duration) -> Outcome? {
+        _ = engine.clock.wait(until: { outcome != nil }, timeout: timeout)
         return outcome
     }
 
-    /// Blocks until the sequence ends (real clocks), with a deadline.
+    /// Waits until the sequence ends, cancelling it if it has not after `limit`.
     @discardableResult
-    public func waitUntilFinished(timeout: Duration) -> Outcome? {
-        if engine.clock.isVirtual { return runToCompletion() }
-        _ = done.wait(timeout: .now() + timeout.secondsDouble)
+    public func runToCompletion(limit: Duration = .seconds(3600)) -> Outcome? {
+        if waitUntilFinished(timeout: limit) == nil { cancel() }
         return outcome
     }
 
@@ -149,6 +142,5 @@ public final class SequencePlayer: Sendable {
         }
         guard case let .some(handler) = completion else { return }
         handler?(outcome)
-        done.signal()
     }
 }
