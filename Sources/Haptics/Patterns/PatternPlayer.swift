@@ -300,33 +300,28 @@ public final class PatternPlayer: Sendable {
             }
             return now
         case let .write(token, level, next, target):
-            do {
-                let written: Void? = try engine.withExclusive(token) { driver in try driver.setRealTime(amplitude: level) }
-                guard written != nil else { finish(.preempted); return nil }
-                let after = clock.now
-                state.withLock { state in
-                    state.timing.writes += 1
-                    if options.recordsTiming { state.timing.latenessNanoseconds.append(after.nanoseconds - target.nanoseconds) }
-                }
-            } catch {
-                finish(.failed(String(describing: error)))
-                return nil
+            return writeOwned(token, target: target, then: next) { driver in try driver.setRealTime(amplitude: level) }
+        case let .hit(token, effect, target):
+            return writeOwned(token, target: target, then: now) { driver in try driver.play(WaveformSequence(effect)) }
+        }
+    }
+
+    /// One write to the chip while `token` still owns it, timed against `target`; the player ends
+    /// as preempted when the token was taken back, or failed when the write failed.
+    private func writeOwned(_ token: UInt64, target: ClockInstant, then next: ClockInstant,
+                            _ write: (DRV2605Driver) throws -> Void) -> ClockInstant? {
+        do {
+            let written: Void? = try engine.withExclusive(token, write)
+            guard written != nil else { finish(.preempted); return nil }
+            let after = clock.now
+            state.withLock { state in
+                state.timing.writes += 1
+                if options.recordsTiming { state.timing.latenessNanoseconds.append(after.nanoseconds - target.nanoseconds) }
             }
             return next
-        case let .hit(token, effect, target):
-            do {
-                let played: Void? = try engine.withExclusive(token) { driver in try driver.play(WaveformSequence(effect)) }
-                guard played != nil else { finish(.preempted); return nil }
-                let after = clock.now
-                state.withLock { state in
-                    state.timing.writes += 1
-                    if options.recordsTiming { state.timing.latenessNanoseconds.append(after.nanoseconds - target.nanoseconds) }
-                }
-            } catch {
-                finish(.failed(String(describing: error)))
-                return nil
-            }
-            return now
+        } catch {
+            finish(.failed(String(describing: error)))
+            return nil
         }
     }
 
