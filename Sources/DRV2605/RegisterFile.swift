@@ -10,48 +10,71 @@
 ///     file[.ratedVoltage] = 0x53
 public struct RegisterFile: Sendable, Hashable {
     /// The bytes from 0x00 to `Register.last`, in address order.
-    public private(set) var bytes: [UInt8]
+    public var bytes: [UInt8] { storage }
+    /// Inlinable (as every accessor here), so that the simulator and the bench, in other modules,
+    /// index the array directly instead of calling across the module boundary per register.
+    @usableFromInline var storage: [UInt8]
 
     /// Every register zero.
-    public init() { bytes = [UInt8](repeating: 0, count: RegisterFile.count) }
+    @inlinable public init() { storage = [UInt8](repeating: 0, count: RegisterFile.count) }
 
     /// A file holding `bytes` read in one auto-incrementing burst from `first` on (the whole chip
     /// when `first` is STATUS). Registers outside the burst are zero and bytes past the last
     /// register are ignored, so a short or long read can never index out of range.
-    public init(bytes: [UInt8], from first: Register = .status) {
+    @inlinable public init(bytes: [UInt8], from first: Register = .status) {
         self.init()
         let start = Int(first.rawValue)
-        for (offset, byte) in bytes.prefix(RegisterFile.count - start).enumerated() { self.bytes[start + offset] = byte }
+        for (offset, byte) in bytes.prefix(RegisterFile.count - start).enumerated() { storage[start + offset] = byte }
     }
 
     /// How many registers the family has (0x00–0x22).
     public static let count = Int(Register.last) + 1
 
     /// One register's byte.
-    public subscript(register: Register) -> UInt8 {
-        get { bytes[Int(register.rawValue)] }
-        set { bytes[Int(register.rawValue)] = newValue }
+    @inlinable public subscript(register: Register) -> UInt8 {
+        get { storage[Int(register.rawValue)] }
+        set { storage[Int(register.rawValue)] = newValue }
     }
 
     /// One register as its typed value: `file[ModeRegister.self].standby`.
-    public subscript<Value: RegisterValue>(type: Value.Type) -> Value {
+    @inlinable public subscript<Value: RegisterValue>(type: Value.Type) -> Value {
         get { Value(rawValue: self[Value.register]) }
         set { self[Value.register] = newValue.rawValue }
     }
 
     /// The byte at a bus address, for the one place that has only an address: a bus write or
     /// read the simulated chip receives. `nil` past the last register.
-    public subscript(address address: UInt8) -> UInt8? {
-        Int(address) < bytes.count ? bytes[Int(address)] : nil
+    @inlinable public subscript(address address: UInt8) -> UInt8? {
+        Int(address) < storage.count ? storage[Int(address)] : nil
+    }
+
+    /// Stores `values` from `address` on, as an auto-incrementing burst write lands on a device
+    /// that is only registers (no side effects); bytes past the last register are dropped.
+    @inlinable public mutating func store<Values: Collection<UInt8>>(_ values: Values, from address: UInt8) {
+        var index = Int(address)
+        for value in values {
+            guard index < storage.count else { return }
+            storage[index] = value
+            index += 1
+        }
+    }
+
+    /// What an auto-incrementing burst read of `count` bytes from `address` returns; past the
+    /// last register, zeros.
+    @inlinable public func read(from address: UInt8, count: Int) -> [UInt8] {
+        (0..<max(0, count)).map { offset in
+            let index = Int(address) + offset
+            return index < storage.count ? storage[index] : 0
+        }
     }
 
     /// The bytes of `first...last`, as one burst writes or reads them.
-    public func bytes(from first: Register, through last: Register) -> [UInt8] {
-        Array(bytes[Int(first.rawValue)...Int(last.rawValue)])
+    @inlinable public func bytes(from first: Register, through last: Register) -> [UInt8] {
+        Array(storage[Int(first.rawValue)...Int(last.rawValue)])
     }
 
     /// The eight waveform-sequencer slots (WAV_FRM_SEQ1–8), in order.
-    public var waveformSlots: [UInt8] {
+    @inlinable public var waveformSlots: [UInt8] {
         get { bytes(from: .waveformSequence1, through: .waveformSequence8) }
         set {
             for index in 0..<8 {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How a clock runs one piece of timed work (an engine's timers, a pattern player, a sequencer).
 public struct WorkOptions: Sendable {
@@ -33,12 +34,17 @@ public final class ScheduledWork: Sendable {
     public let options: WorkOptions
     private let state = Locked<State>(State())
     private let condition = NSCondition()
+    /// Set by `wake()`, cleared when a step starts. Atomic, with `waiting`, so that a wake (on the
+    /// trigger path) takes no lock unless a thread sleeps on the condition: each side stores its
+    /// flag, then reads the other's (sequentially consistent), so no wake is lost.
+    private let woken = Atomic<Bool>(false)
+    /// A thread is in (or entering) its condition wait.
+    private let waiting = Atomic<Bool>(false)
 
     struct State {
         /// When the step is next due; `nil` while it waits for `wake()`.
         var due: ClockInstant?
         var cancelled = false
-        var woken = false
         /// Set while the step runs, so a step that advances a virtual clock does not re-enter.
         var running = false
         /// Times the thread went to wait for a wake.
@@ -57,11 +63,9 @@ public final class ScheduledWork: Sendable {
 
     /// Calls the step as soon as possible (new work arrived: a prepare, a feedback).
     public func wake() {
+        woken.store(true, ordering: .sequentiallyConsistent)
+        guard waiting.load(ordering: .sequentiallyConsistent) else { return }
         condition.lock()
-        state.withLock { state in
-            state.woken = true
-            state.due = .zero
-        }
         condition.signal()
         condition.unlock()
     }
@@ -86,22 +90,28 @@ public final class ScheduledWork: Sendable {
 
     // MARK: - For the clocks
 
-    var due: ClockInstant? { state.withLock { $0.cancelled || $0.running ? nil : $0.due } }
+    var due: ClockInstant? {
+        state.withLock { state in
+            if state.cancelled || state.running { return nil }
+            return woken.load(ordering: .sequentiallyConsistent) ? .zero : state.due
+        }
+    }
 
     /// Runs the step once and records when it is next due. Returns false when the work is over.
     func runStep() -> Bool {
         let step = state.withLock { state -> (@Sendable () -> ClockInstant?)? in
             guard !state.cancelled, !state.running, let step = state.step else { return nil }
             state.running = true
-            state.woken = false
+            woken.store(false, ordering: .sequentiallyConsistent)
             return step
         }
         guard let step else { return false }
         let next = step()
         return state.withLock { state in
             state.running = false
-            if state.woken { state.due = .zero } else { state.due = next }
-            if next == nil && !options.waitsForWake && !state.woken { state.cancelled = true }
+            let wokenDuringStep = woken.load(ordering: .sequentiallyConsistent)
+            state.due = wokenDuringStep ? .zero : next
+            if next == nil && !options.waitsForWake && !wokenDuringStep { state.cancelled = true }
             if state.cancelled { state.step = nil }
             return !state.cancelled
         }
@@ -129,11 +139,13 @@ public final class ScheduledWork: Sendable {
     private func waitForWake(until deadline: ClockInstant?, clock: any HapticClock) {
         condition.lock()
         defer { condition.unlock() }
-        let interrupted = state.withLock { state -> Bool in
+        waiting.store(true, ordering: .sequentiallyConsistent)
+        defer { waiting.store(false, ordering: .sequentiallyConsistent) }
+        let cancelled = state.withLock { state -> Bool in
             state.waits += 1
-            return state.woken || state.cancelled
+            return state.cancelled
         }
-        guard !interrupted else { return }
+        guard !cancelled, !woken.load(ordering: .sequentiallyConsistent) else { return }
         let seconds = deadline.map { $0.duration(since: clock.now).secondsDouble } ?? 1.0
         if seconds > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: min(1.0, seconds))) }
     }

@@ -179,16 +179,14 @@ final class RegisterFileBus: I2CBus {
     private var registers = Part.drv2605L.resetValues
     func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         guard let start = bytes.first else { return }
-        for (offset, value) in bytes.dropFirst().enumerated() {
-            guard Int(start) + offset < RegisterFile.count, let register = Register(rawValue: start + UInt8(offset)) else { break }
-            if register != .status { registers[register] = value }
-        }
+        let status = registers[.status]
+        registers.store(bytes.dropFirst(), from: start)
+        registers[.status] = status // read-only
         registers[ModeRegister.self].deviceReset = false
         registers[GoRegister.self].go = false
     }
     func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        let start = Int(bytes.first ?? 0)
-        return (0..<count).map { registers[address: UInt8(truncatingIfNeeded: start + $0)] ?? 0 }
+        registers.read(from: bytes.first ?? 0, count: count)
     }
 }
 

@@ -92,9 +92,7 @@ public final class HapticEngine: Sendable {
     let core: Locked<EngineCore>
     /// The engine's timers (completion, return to standby, idle shutdown, real-time clips), run by
     /// the clock: a thread on a real clock, the test's `advance` on a virtual one.
-    let workerSlot = Locked<ScheduledWork?>(nil)
-    /// The scheduled timers (set once, right after start-up).
-    var worker: ScheduledWork? { workerSlot.withLock { $0 } }
+    let worker: ScheduledWork
 
     /// Starts the chip on `bus` and makes an engine for it.
     public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
@@ -121,19 +119,20 @@ public final class HapticEngine: Sendable {
             }
         }
         core = Locked(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
-        // The step holds the engine weakly: an app that lets go of its engine gets it (and its
-        // GPIO lines) released at once, not when the worker next wakes (seen: the next request
-        // of the same line got EBUSY).
-        let work = clock.schedule(WorkOptions(name: "haptics-engine", waitsForWake: true)) { [weak self] in
-            self?.runDueWork()
+        // The step reaches the engine through a weak reference set below, once the engine exists:
+        // an app that lets go of its engine gets it (and its GPIO lines) released at once, not
+        // when the worker next wakes (seen: the next request of the same line got EBUSY).
+        let engineForWorker = Locked(WeakEngine())
+        worker = clock.schedule(WorkOptions(name: "haptics-engine", waitsForWake: true)) {
+            engineForWorker.withLock { $0.engine }?.runDueWork()
         }
-        workerSlot.withLock { $0 = work }
+        engineForWorker.withLock { $0.engine = self }
         ExitGuard.register(self)
     }
 
     /// An engine that goes away stops its actuator and puts the chip to sleep first.
     deinit {
-        worker?.cancel()
+        worker.cancel()
         core.withLock { $0.stopAll(standby: true) }
     }
 
@@ -166,13 +165,13 @@ public final class HapticEngine: Sendable {
     /// write (or one IN/TRIG edge). See `Options.preparedDuration` and `prepareCap`.
     public func prepare(_ feedback: Feedback, holder: ObjectIdentifier? = nil) {
         withCore { $0.prepare(feedback, holder: holder) }
-        worker?.wake()
+        worker.wake()
     }
 
     /// A generator that held the prepared state is gone; with no holder left the chip may sleep.
     func releasePreparation(holder: ObjectIdentifier) {
         withCore { $0.release(holder: holder) }
-        worker?.wake()
+        worker.wake()
     }
 
     /// Stops whatever plays and puts the chip in standby. Never throws.
@@ -184,7 +183,7 @@ public final class HapticEngine: Sendable {
     /// Returns false when the final standby or EN write failed: the chip may still be driving.
     @discardableResult
     public func shutdown() -> Bool {
-        worker?.cancel()
+        worker.cancel()
         return withCore { core in
             core.stopAll(standby: true)
             defer { core.noteAwake(false) }
@@ -231,7 +230,7 @@ public final class HapticEngine: Sendable {
     func readyForBroadcast(_ feedback: Feedback) -> Bool { withCore { $0.readyForBroadcast(feedback) } }
     func noteBroadcastTrigger(_ feedback: Feedback) {
         withCore { $0.noteBroadcastTrigger(feedback) }
-        worker?.wake()
+        worker.wake()
     }
     /// When the chip can start playing (after the wake delay once it left standby).
     var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
@@ -251,7 +250,7 @@ public final class HapticEngine: Sendable {
     /// Gives the chip back after exclusive playback: output zero, back to standby.
     func endExclusive(_ token: UInt64) {
         withCore { $0.endExclusive(token) }
-        worker?.wake()
+        worker.wake()
     }
 
     /// Direct access to the driver, serialized with everything else (dump, calibrate, diagnose).
@@ -265,6 +264,11 @@ public final class HapticEngine: Sendable {
 
     /// New work for the timers (a clip to play, a standby to schedule): run them now.
     private func finish() {
-        worker?.wake()
+        worker.wake()
     }
+}
+
+/// The engine as its timers' step sees it: weakly, so the step never keeps an engine alive.
+struct WeakEngine {
+    weak var engine: HapticEngine?
 }
