@@ -2,6 +2,7 @@
 // The haptics stack for Linux single-board computers with a TI DRV2605/DRV2605L.
 // Layers (imports point down only):
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HardwareAccess
+//   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
 //   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareAccess
 //   LinuxHardware (/dev/i2c-N, libgpiod)  ->  HardwareAccess, CLinuxHardware
 import Foundation
@@ -41,11 +42,14 @@ let package = Package(
         .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
         .executable(name: "haptic", targets: ["haptic"]),
         .executable(name: "haptic-bench", targets: ["haptic-bench"]),
+        .library(name: "HapticsService", targets: ["HapticsService"]),
+        .executable(name: "hapticd", targets: ["hapticd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -100,6 +104,26 @@ let package = Package(
                 "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HapticsService",
+            dependencies: ["Haptics", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hapticd",
+            dependencies: [
+                "HapticsService", "Haptics", "HapticsTesting", "LinuxHardware", "HardwareAccess",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HapticsServiceTests",
+            dependencies: ["HapticsService", "Haptics", "HapticsTesting", "HardwareAccess"],
             swiftSettings: strict
         ),
         .testTarget(name: "HardwareAccessTests", dependencies: ["HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),

@@ -21,6 +21,17 @@ public enum ExitGuard {
     /// sources alive.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
+    /// Blocks SIGINT and SIGTERM in the calling thread, and so in every thread it starts after,
+    /// for a program that takes those signals through libdispatch itself (a daemon's service
+    /// group) rather than through `install()`. Call it first thing in `main`.
+    public static func blockTerminationSignals() {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    }
+
     /// Installs the signal and exit handlers. Idempotent.
     public static func install(exitCode: Int32 = 130, message: String? = "interrupted; actuator stopped") {
         let first = installed.withLock { done -> Bool in
@@ -28,11 +39,7 @@ public enum ExitGuard {
             return !done
         }
         guard first else { return }
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        sigaddset(&blocked, SIGINT)
-        sigaddset(&blocked, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        blockTerminationSignals()
         for signalNumber in [SIGINT, SIGTERM] {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {

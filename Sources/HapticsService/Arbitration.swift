@@ -1,0 +1,142 @@
+import HardwareAccess
+
+/// How much a feedback matters, highest first: what decides who gets the one actuator when
+/// several applications want it (Android's usage classes, feedbackd's event kinds).
+public enum Importance: String, Codable, Sendable, CaseIterable, Comparable {
+    /// An alarm going off: beats everything.
+    case alarm
+    /// A ringing phone or an incoming call.
+    case call
+    /// A message, a reminder, a battery warning.
+    case notification
+    /// Feedback on something the user just touched (a button, a slider's detent).
+    case ui
+    /// Games, music, background texture: played when nothing else wants the actuator.
+    case ambient
+
+    /// Higher is more important.
+    var rank: Int {
+        switch self {
+        case .alarm: return 4
+        case .call: return 3
+        case .notification: return 2
+        case .ui: return 1
+        case .ambient: return 0
+        }
+    }
+
+    /// Less important first.
+    public static func < (lhs: Importance, rhs: Importance) -> Bool { lhs.rank < rhs.rank }
+
+    /// The quietest profile this importance still plays in. Stacked as feedbackd stacks themes:
+    /// `full` plays everything, `quiet` only what is meant to reach a user who asked for calm
+    /// (notifications, calls, alarms), `silent` nothing, unless the request is `important`.
+    var quietestProfile: FeedbackProfile {
+        switch self {
+        case .alarm, .call, .notification: return .quiet
+        case .ui, .ambient: return .full
+        }
+    }
+}
+
+/// How much feedback a user wants, per application and for the whole system (feedbackd's levels).
+public enum FeedbackProfile: String, Codable, Sendable, CaseIterable, Comparable {
+    /// Every feedback.
+    case full
+    /// Only notifications, calls and alarms.
+    case quiet
+    /// None, except important alarms and calls.
+    case silent
+
+    var level: Int {
+        switch self {
+        case .full: return 2
+        case .quiet: return 1
+        case .silent: return 0
+        }
+    }
+
+    /// Quieter first.
+    public static func < (lhs: FeedbackProfile, rhs: FeedbackProfile) -> Bool { lhs.level < rhs.level }
+}
+
+/// Decides which requests reach the actuator: the profiles first, then importance against what
+/// is playing. Pure state on the daemon's clock, so it is tested on a virtual one.
+///
+/// - A playing feedback of higher importance is not interrupted by a lower one (the newcomer is
+///   dropped and told why), as Android keeps a ringing alarm.
+/// - Equal or higher importance replaces what plays: the newest UI feedback is the one the
+///   user's finger is on.
+/// - The effective profile is the quieter of the global one and the application's.
+public struct ServiceArbiter: Sendable {
+    /// Everyone's profile (`haptic profile --global`, or the daemon's option).
+    public var globalProfile: FeedbackProfile = .full
+    /// Per application, as each set it.
+    public private(set) var appProfiles: [String: FeedbackProfile] = [:]
+    /// Whether `important` requests of alarm and call importance may play through a profile that
+    /// would silence them (feedbackd's `allow-important`).
+    public var allowsImportant = true
+
+    /// What the actuator is doing, as far as arbitration is concerned.
+    public struct Playing: Sendable, Equatable {
+        public var importance: Importance
+        public var app: String
+        /// The connection it came from: its leaving stops it.
+        public var client: Int
+        /// When it will have finished by itself.
+        public var until: ClockInstant
+    }
+    public private(set) var playing: Playing?
+
+    /// Whether a request may play, and if not why.
+    public enum Verdict: Sendable, Equatable {
+        case play
+        case drop(String)
+    }
+
+    public init() {}
+
+    /// Sets `app`'s profile (`nil` forgets it).
+    public mutating func setProfile(_ profile: FeedbackProfile?, for app: String) {
+        appProfiles[app] = profile
+    }
+
+    /// The profile that applies to `app`: the quieter of the global one and its own.
+    public func effectiveProfile(for app: String) -> FeedbackProfile {
+        min(globalProfile, appProfiles[app] ?? .full)
+    }
+
+    /// Decides on a request of `importance` from `app` on connection `client` that would play for
+    /// `length`, at `now`. On `.play` the request becomes what is playing.
+    public mutating func admit(_ importance: Importance, app: String, client: Int, important: Bool = false,
+                               length: Duration, now: ClockInstant) -> Verdict {
+        let profile = effectiveProfile(for: app)
+        let overrides = important && allowsImportant && importance >= .call
+        if profile < importance.quietestProfile && !overrides {
+            let whose = profile == globalProfile && (appProfiles[app] ?? .full) >= globalProfile ? "the global" : "\(app)'s"
+            return .drop("\(whose) profile is \(profile.rawValue), and \(importance.rawValue) feedback plays only in \(importance.quietestProfile.rawValue) or louder")
+        }
+        if let current = playing, now < current.until, current.importance > importance {
+            return .drop("a \(current.importance.rawValue) feedback of \(current.app) is playing, and \(importance.rawValue) feedback does not interrupt it")
+        }
+        playing = Playing(importance: importance, app: app, client: client, until: now.advanced(by: length))
+        return .play
+    }
+
+    /// What plays at `now`, if anything (finished feedback is forgotten).
+    public mutating func current(at now: ClockInstant) -> Playing? {
+        if let current = playing, now >= current.until { playing = nil }
+        return playing
+    }
+
+    /// A feedback ended early (stopped, failed): the actuator is free.
+    public mutating func ended(client: Int) {
+        if playing?.client == client { playing = nil }
+    }
+
+    /// Whether what plays belongs to `client` (its leaving must stop the actuator).
+    public func isPlaying(client: Int, at now: ClockInstant) -> Bool {
+        guard let current = playing else { return false }
+        return current.client == client && now < current.until
+    }
+}

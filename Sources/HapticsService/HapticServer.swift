@@ -1,0 +1,430 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Haptics
+import Logging
+
+/// The system haptics service: owns one engine (one chip), serves clients on a Unix socket, and
+/// arbitrates between them (`ServiceArbiter`). One thread per client keeps every wait simple and
+/// bounded; a client that goes away has what it was playing stopped at once.
+public final class HapticServer: Sendable {
+    /// Limits that protect the daemon from its clients.
+    public struct Options: Sendable {
+        /// Clients served at once; one more gets a `busy` reply and is closed.
+        public var maximumClients = 32
+        /// Once a message has begun, the rest must arrive within this (a slow or half-open
+        /// client is closed instead of holding a thread).
+        public var messageDeadline: Duration = .seconds(2)
+        /// A connected client that sends nothing for this long is closed.
+        public var idleDeadline: Duration = .seconds(600)
+        /// Longest pattern or sequence played for a client.
+        public var maximumPlaySeconds = 120.0
+        public init() {}
+    }
+
+    /// Who is asking: one connection.
+    public struct Client: Sendable {
+        public var id: Int
+        /// The application name used for profiles: the request's `app`, else the peer process's name.
+        public var app: String
+        /// The peer's user (SO_PEERCRED); a global profile change needs root or the daemon's user.
+        public var uid: UInt32
+        /// The connection, to notice the client leaving while its pattern plays; nil in tests
+        /// that call `handle` directly.
+        public var connection: UnixConnection?
+
+        public init(id: Int, app: String, uid: UInt32, connection: UnixConnection? = nil) {
+            self.id = id
+            self.app = app
+            self.uid = uid
+            self.connection = connection
+        }
+    }
+
+    public let engine: HapticEngine
+    /// How `status` names the device ("simulated DRV2605L with an LRA", "/dev/i2c-1 0x5A").
+    public let device: String
+    public let options: Options
+    let logger: Logger
+    let arbiter = Locked(ServiceArbiter())
+    private let clients = Locked<[Int: UnixConnection]>([:])
+    private let nextClient = Locked(0)
+    private let listener = Locked<UnixListener?>(nil)
+    private let stopping = Locked(false)
+    private let counts = Locked((played: 0, dropped: 0))
+    private let daemonUID = getuid()
+
+    /// A server for `engine`; nothing listens until `start(socketPath:)`.
+    public init(engine: HapticEngine, device: String, options: Options = Options(), globalProfile: FeedbackProfile = .full,
+                logger: Logger = Logger(label: "hapticd")) {
+        self.engine = engine
+        self.device = device
+        self.options = options
+        self.logger = logger
+        arbiter.withLock { $0.globalProfile = globalProfile }
+    }
+
+    /// Listens at `socketPath` and serves clients on threads of their own.
+    public func start(socketPath: String) throws(ServiceSocketError) {
+        let listening = try UnixListener(path: socketPath)
+        listener.withLock { $0 = listening }
+        let thread = Thread { [self] in
+            while !stopping.withLock({ $0 }) {
+                guard let connection = listening.accept(timeout: .milliseconds(200)) else { continue }
+                admit(connection)
+            }
+        }
+        thread.name = "hapticd-accept"
+        thread.start()
+        logger.info("hapticd: listening on \(socketPath) for \(device)")
+    }
+
+    /// Stops serving: closes the socket and every client, stops the actuator and lowers EN (or
+    /// standby). Returns whether the chip was left stopped.
+    @discardableResult
+    public func stop() -> Bool {
+        stopping.withLock { $0 = true }
+        listener.withLock { $0?.close() }
+        for connection in clients.withLock({ Array($0.values) }) { connection.shutDown() }
+        return engine.shutdown()
+    }
+
+    /// Clients connected now.
+    public var clientCount: Int { clients.withLock { $0.count } }
+
+    private func admit(_ connection: UnixConnection) {
+        let id = nextClient.withLock { id -> Int? in
+            id += 1
+            return id
+        }!
+        let accepted = clients.withLock { clients -> Bool in
+            guard clients.count < options.maximumClients else { return false }
+            clients[id] = connection
+            return true
+        }
+        guard accepted else {
+            let reply = ServiceReply.failure(.busy, "hapticd serves \(options.maximumClients) clients at most; try again shortly")
+            if let frame = try? ServiceFrame.encode(reply) { try? connection.send(frame) }
+            connection.close()
+            return
+        }
+        let peer = connection.peer
+        let client = Client(id: id, app: peer.flatMap { processName(pid: $0.pid) } ?? "uid \(peer?.uid ?? 0)",
+                            uid: peer?.uid ?? UInt32.max, connection: connection)
+        let thread = Thread { [self] in
+            serve(client, connection)
+            clients.withLock { _ = $0.removeValue(forKey: id) }
+            connection.close()
+            clientLeft(client)
+        }
+        thread.name = "hapticd-client"
+        thread.start()
+    }
+
+    /// Reads requests until the client leaves, misbehaves or the server stops.
+    private func serve(_ client: Client, _ connection: UnixConnection) {
+        var idle = Duration.zero
+        while !stopping.withLock({ $0 }) {
+            switch connection.waitForInput(timeout: .milliseconds(250)) {
+            case .timedOut:
+                idle += .milliseconds(250)
+                if idle >= options.idleDeadline { return }
+                continue
+            case .closed, .readable:
+                idle = .zero
+            }
+            let payload: [UInt8]
+            do {
+                guard let frame = try connection.readFrame(timeout: options.messageDeadline) else { return }
+                payload = frame
+            } catch let error as ServiceFrame.FrameError {
+                // The stream is no longer at a frame boundary: say why, then hang up.
+                let code: ServiceReply.ErrorCode = if case .tooLarge = error { .tooLarge } else { .badRequest }
+                if let frame = try? ServiceFrame.encode(ServiceReply.failure(code, error.description)) { try? connection.send(frame) }
+                logger.info("hapticd: client \(client.id) (\(client.app)): \(error); closed")
+                return
+            } catch {
+                logger.info("hapticd: client \(client.id) (\(client.app)): \(error); closed")
+                return
+            }
+            let reply: ServiceReply
+            do {
+                let request = try ServiceFrame.decode(ServiceRequest.self, from: payload)
+                var asking = client
+                if let app = request.app, !app.isEmpty { asking.app = String(app.prefix(128)) }
+                reply = handle(request, from: asking)
+            } catch {
+                reply = .failure(.badRequest, error.description)
+            }
+            do {
+                try connection.send(try ServiceFrame.encode(reply))
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// A client left: if what plays is its own, the actuator stops now.
+    private func clientLeft(_ client: Client) {
+        let wasPlaying = arbiter.withLock { arbiter -> Bool in
+            let playing = arbiter.isPlaying(client: client.id, at: engine.clock.now)
+            if playing { arbiter.ended(client: client.id) }
+            return playing
+        }
+        if wasPlaying {
+            engine.stop()
+            logger.info("hapticd: client \(client.id) (\(client.app)) left while playing; actuator stopped")
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Answers one request from `client`. Socket-free, so tests drive it directly.
+    public func handle(_ request: ServiceRequest, from client: Client) -> ServiceReply {
+        guard request.version == ServiceFrame.version else {
+            return .failure(.unsupportedVersion, "this hapticd speaks protocol version \(ServiceFrame.version), not \(request.version)", id: request.id)
+        }
+        var reply: ServiceReply
+        switch request.op {
+        case .play: reply = play(request, from: client)
+        case .prepare: reply = prepare(request)
+        case .stop: reply = stopClient(client)
+        case .status: reply = status(for: client)
+        case .profile: reply = setProfile(request, from: client)
+        }
+        reply.id = request.id
+        return reply
+    }
+
+    private func prepare(_ request: ServiceRequest) -> ServiceReply {
+        do {
+            let (feedback, _) = try feedback(of: request)
+            engine.prepare(feedback)
+            return ServiceReply(id: nil, ok: true)
+        } catch {
+            return .failure(.badRequest, error.message)
+        }
+    }
+
+    private func stopClient(_ client: Client) -> ServiceReply {
+        let mine = arbiter.withLock { arbiter -> Bool in
+            let mine = arbiter.isPlaying(client: client.id, at: engine.clock.now)
+            if mine { arbiter.ended(client: client.id) }
+            return mine
+        }
+        if mine { engine.stop() }
+        return ServiceReply(id: nil, ok: true, reason: mine ? "stopped" : "nothing of yours was playing")
+    }
+
+    private func setProfile(_ request: ServiceRequest, from client: Client) -> ServiceReply {
+        guard let profile = request.profile else {
+            return .failure(.badRequest, "profile needs 'profile': one of " + FeedbackProfile.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        if request.scope == .global {
+            guard client.uid == 0 || client.uid == daemonUID else {
+                return .failure(.notPermitted, "only root or hapticd's own user may set the global profile; set your application's with scope 'app'")
+            }
+            arbiter.withLock { $0.globalProfile = profile }
+        } else {
+            arbiter.withLock { $0.setProfile(profile, for: client.app) }
+        }
+        logger.info("hapticd: \(request.scope == .global ? "global" : client.app) profile set to \(profile.rawValue)")
+        return ServiceReply(id: nil, ok: true)
+    }
+
+    /// The chip's state, read from its registers, with the service's.
+    public func status(for client: Client) -> ServiceReply {
+        let file: RegisterFile
+        do {
+            file = try engine.withDriver { try $0.dumpRegisters() }
+        } catch {
+            return .failure(.fault, "could not read the chip: \(error)")
+        }
+        let now = engine.clock.now
+        let (global, app, playing) = arbiter.withLock { arbiter in
+            (arbiter.globalProfile, arbiter.appProfiles[client.app], arbiter.current(at: now))
+        }
+        let (played, dropped) = counts.withLock { ($0.played, $0.dropped) }
+        var reply = ServiceReply(id: nil, ok: true)
+        reply.status = ServiceStatus(
+            device: device, part: engine.capabilities.part.description, actuator: engine.capabilities.actuator.description,
+            standby: file[ModeRegister.self].standby, go: file[GoRegister.self].go, power: "\(engine.powerState)",
+            globalProfile: global, appProfile: app, clients: clientCount,
+            playing: playing.map { "\($0.importance.rawValue) feedback of \($0.app)" }, played: played, dropped: dropped)
+        return reply
+    }
+
+    // MARK: - Play
+
+    private struct RequestError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// The single feedback a request names (`feedback` or `event`), with its importance.
+    private func feedback(of request: ServiceRequest) throws(RequestError) -> (Feedback, Importance) {
+        if let name = request.event {
+            guard let (feedback, importance) = FeedbackdEvent.mapping(for: name) else {
+                throw RequestError(message: "unknown event '\(name)'; known: " + FeedbackdEvent.mappings.keys.sorted().joined(separator: ", "))
+            }
+            return (feedback, request.importance ?? importance)
+        }
+        if let name = request.feedback {
+            let intensity = request.intensity ?? 1
+            guard intensity.isFinite, (0...1).contains(intensity) else {
+                throw RequestError(message: "intensity must be between 0 and 1, not \(intensity)")
+            }
+            guard let feedback = Feedback(name: name, intensity: intensity) else {
+                throw RequestError(message: "no feedback named '\(name)'; known: " + FeedbackKind.all.map(\.name).joined(separator: ", "))
+            }
+            return (feedback, request.importance ?? .ui)
+        }
+        throw RequestError(message: "play needs one of 'feedback', 'event', 'effect', 'sequence' or 'pattern'")
+    }
+
+    /// What a play request plays.
+    private enum Playable {
+        case plan(FeedbackPlan, label: String, seconds: Double)
+        case feedback(Feedback, seconds: Double)
+        case pattern(RenderedPattern, warnings: [String])
+        case sequence([SequenceNote])
+    }
+
+    private func playable(_ request: ServiceRequest) throws(RequestError) -> (Playable, Importance) {
+        let importance = request.importance ?? .ui
+        if let number = request.effect {
+            guard let effect = Effect(rawValue: UInt8(clamping: number)), (1...123).contains(number) else {
+                throw RequestError(message: "effect must be a ROM effect number 1-123, not \(number)")
+            }
+            return (.plan(.rom(WaveformSequence(effect)), label: "effect \(number)", seconds: effect.estimatedDuration.secondsDouble), importance)
+        }
+        if let text = request.pattern {
+            let document: PatternDocument
+            do {
+                document = try PatternFileReader.parse(Array(text.utf8), file: "pattern")
+            } catch {
+                throw RequestError(message: "\(error)")
+            }
+            let rendered = PatternRenderer().render(document.pattern)
+            guard rendered.playedSeconds <= options.maximumPlaySeconds else {
+                throw RequestError(message: "the pattern plays \(rendered.playedSeconds) s; hapticd plays at most \(options.maximumPlaySeconds) s")
+            }
+            return (.pattern(rendered, warnings: document.warnings), importance)
+        }
+        if let text = request.sequence {
+            let notes: [SequenceNote]
+            do {
+                notes = try SequenceNote.parse(text) { name in
+                    throw RequestError(message: "'\(name)': a sequence sent to hapticd cannot name pattern files; send the pattern itself")
+                }
+            } catch {
+                throw RequestError(message: "\(error)")
+            }
+            return (.sequence(notes), importance)
+        }
+        let (feedback, eventImportance) = try feedback(of: request)
+        let seconds = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0.05
+        return (.feedback(feedback, seconds: seconds), eventImportance)
+    }
+
+    private func play(_ request: ServiceRequest, from client: Client) -> ServiceReply {
+        let received = engine.clock.now
+        let item: Playable
+        let importance: Importance
+        do {
+            (item, importance) = try playable(request)
+        } catch {
+            return .failure(.badRequest, error.message)
+        }
+        let sequencePlayer: SequencePlayer?
+        let seconds: Double
+        switch item {
+        case let .plan(_, _, length), let .feedback(_, length): seconds = length; sequencePlayer = nil
+        case let .pattern(rendered, _): seconds = rendered.playedSeconds; sequencePlayer = nil
+        case let .sequence(notes):
+            let player = SequencePlayer(engine: engine, notes: notes)
+            guard player.duration <= options.maximumPlaySeconds else {
+                return .failure(.badRequest, "the sequence plays \(player.duration) s; hapticd plays at most \(options.maximumPlaySeconds) s")
+            }
+            seconds = player.duration
+            sequencePlayer = player
+        }
+        let verdict = arbiter.withLock {
+            $0.admit(importance, app: client.app, client: client.id, important: request.important ?? false,
+                     length: .secondsClamped(seconds), now: received)
+        }
+        if case let .drop(reason) = verdict {
+            counts.withLock { $0.dropped += 1 }
+            logger.info("hapticd: dropped for \(client.app): \(reason)")
+            return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: reason)
+        }
+        switch item {
+        case let .plan(plan, label, _):
+            return answer(engine.play(plan: plan, label: label), client: client)
+        case let .feedback(feedback, _):
+            return answer(engine.play(feedback), client: client)
+        case let .pattern(rendered, _):
+            let player = PatternPlayer(engine: engine, pattern: rendered)
+            player.start()
+            let outcome = waitWhileConnected(client, seconds: seconds) { player.outcome != nil } onLeave: { player.cancel() }
+            return finished(outcome.flatMap { _ in player.outcome.map { "\($0)" } }, finishedValue: "finished", client: client, since: received)
+        case .sequence:
+            guard let sequencePlayer else { return .failure(.fault, "internal: no sequence") }
+            sequencePlayer.start()
+            let outcome = waitWhileConnected(client, seconds: seconds) { sequencePlayer.outcome != nil } onLeave: { sequencePlayer.cancel() }
+            return finished(outcome.flatMap { _ in sequencePlayer.outcome.map { "\($0)" } }, finishedValue: "finished", client: client, since: received)
+        }
+    }
+
+    private func answer(_ outcome: FeedbackOutcome, client: Client) -> ServiceReply {
+        switch outcome {
+        case .played:
+            counts.withLock { $0.played += 1 }
+            return ServiceReply(id: nil, ok: true, outcome: "played")
+        case let .dropped(reason):
+            counts.withLock { $0.dropped += 1 }
+            arbiter.withLock { $0.ended(client: client.id) }
+            return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: reason.description)
+        }
+    }
+
+    /// Waits for `isDone` while the client is still there; when it leaves, `onLeave` runs at
+    /// once. Returns nil when the client left.
+    private func waitWhileConnected(_ client: Client, seconds: Double, isDone: @escaping () -> Bool, onLeave: () -> Void) -> Bool? {
+        var left = false
+        _ = engine.clock.wait(until: {
+            if isDone() { return true }
+            if let connection = client.connection, connection.peerHasLeft { left = true; return true }
+            return stopping.withLock { $0 }
+        }, timeout: .secondsClamped(seconds + 5))
+        if left || !isDone() {
+            onLeave()
+            arbiter.withLock { $0.ended(client: client.id) }
+            return left ? nil : false
+        }
+        return true
+    }
+
+    private func finished(_ outcome: String?, finishedValue: String, client: Client, since start: ClockInstant) -> ServiceReply {
+        arbiter.withLock { $0.ended(client: client.id) }
+        guard let outcome else { return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "the client left") }
+        var reply: ServiceReply
+        if outcome == finishedValue {
+            counts.withLock { $0.played += 1 }
+            reply = ServiceReply(id: nil, ok: true, outcome: "played")
+        } else {
+            counts.withLock { $0.dropped += 1 }
+            reply = ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "ended \(outcome) (a more important feedback, a stop, or a chip fault)")
+        }
+        reply.playedSeconds = engine.clock.now.duration(since: start).secondsDouble
+        return reply
+    }
+}
+
+/// The command name of process `pid` (`/proc/PID/comm`), as feedbackd names applications it
+/// was not told the name of.
+func processName(pid: Int32) -> String? {
+    guard pid > 0, let text = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+    let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    return name.isEmpty ? nil : name
+}

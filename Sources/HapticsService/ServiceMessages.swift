@@ -1,0 +1,130 @@
+import Foundation
+
+/// The requests a client sends to `hapticd`, one JSON object per frame (see
+/// `docs/service-protocol.md`). Fields that do not apply to the operation are left out.
+public struct ServiceRequest: Codable, Sendable, Equatable {
+    /// What the client asks for.
+    public enum Operation: String, Codable, Sendable, CaseIterable {
+        /// Play one of `feedback`, `event`, `effect`, `sequence` or `pattern`.
+        case play
+        /// Wake the chip and preload `feedback` (or `event`), so the next play is one write.
+        case prepare
+        /// Stop what this client is playing.
+        case stop
+        /// The chip, the profiles and what plays.
+        case status
+        /// Set `profile` for this client's application (`scope: app`) or for everyone (`global`).
+        case profile
+    }
+
+    /// The protocol version the client speaks; the daemon answers `unsupported-version` to any
+    /// other.
+    public var version: Int
+    /// Echoed in the reply, for clients that pipeline.
+    public var id: Int?
+    public var op: Operation
+    /// The application the request comes from (feedbackd's `app_id`, e.g. `org.example.Kiosk`).
+    /// Profiles are kept per application; without it the daemon uses the peer's process name.
+    public var app: String?
+    /// A feedback by the CLI's name: `impact-heavy`, `success`, `selection`...
+    public var feedback: String?
+    /// Intensity 0...1 for `feedback` (impacts).
+    public var intensity: Double?
+    /// A feedbackd event name: `button-pressed`, `message-new-instant`, `phone-incoming-call`...
+    public var event: String?
+    /// A ROM effect, 1-123.
+    public var effect: Int?
+    /// A sequence in the CLI's text form: `success, wait 0.5, impact-heavy`.
+    public var sequence: String?
+    /// An AHAP (or `.haptic`) document, as text.
+    public var pattern: String?
+    /// How much the feedback matters; events bring their own, the default is `ui`.
+    public var importance: Importance?
+    /// Asks to play even where the profile would silence it (alarm clocks); honoured only for
+    /// alarm and call importance and when the daemon allows it.
+    public var important: Bool?
+    /// For `profile`.
+    public var profile: FeedbackProfile?
+    /// For `profile`: `app` (the default) or `global`.
+    public var scope: ProfileScope?
+
+    /// A request of `op`, version 1; set the fields that apply.
+    public init(_ op: Operation, version: Int = ServiceFrame.version) {
+        self.version = version
+        self.op = op
+    }
+}
+
+/// Whether a profile change is for the client's application or for every application.
+public enum ProfileScope: String, Codable, Sendable, CaseIterable {
+    case app, global
+}
+
+/// The daemon's answer to one request.
+public struct ServiceReply: Codable, Sendable, Equatable {
+    /// Why a request was refused before anything was tried.
+    public enum ErrorCode: String, Codable, Sendable {
+        /// Not JSON, a missing or wrong field, an unknown name.
+        case badRequest = "bad-request"
+        /// A frame longer than `ServiceFrame.maximumLength` (the connection is closed after).
+        case tooLarge = "too-large"
+        /// A `version` the daemon does not speak.
+        case unsupportedVersion = "unsupported-version"
+        /// The peer may not do this (a global profile needs root or the daemon's user).
+        case notPermitted = "not-permitted"
+        /// The chip failed; `reason` says how.
+        case fault
+        /// The daemon serves its maximum of clients; try again when one has left.
+        case busy
+    }
+
+    public var version = ServiceFrame.version
+    public var id: Int?
+    /// True when the request did what it asked (`played` for a play).
+    public var ok: Bool
+    /// For play: `played` or `dropped`.
+    public var outcome: String?
+    /// Why it was dropped, or what went wrong, in words.
+    public var reason: String?
+    public var error: ErrorCode?
+    /// Seconds from receiving the request to the end of playback, for play.
+    public var playedSeconds: Double?
+    public var status: ServiceStatus?
+
+    /// A reply; `ok` says whether the request did what it asked.
+    public init(id: Int?, ok: Bool, outcome: String? = nil, reason: String? = nil, error: ErrorCode? = nil) {
+        self.id = id
+        self.ok = ok
+        self.outcome = outcome
+        self.reason = reason
+        self.error = error
+    }
+
+    /// A refusal with `code` and a message that says what to do.
+    public static func failure(_ code: ErrorCode, _ message: String, id: Int? = nil) -> ServiceReply {
+        ServiceReply(id: id, ok: false, reason: message, error: code)
+    }
+}
+
+/// What `status` reports: the same facts as `haptic status --json`, plus the service's own.
+public struct ServiceStatus: Codable, Sendable, Equatable {
+    /// "simulated DRV2605L with an LRA", or the bus and address.
+    public var device: String
+    public var part: String
+    public var actuator: String
+    /// STANDBY as the chip reports it.
+    public var standby: Bool
+    /// GO as the chip reports it: true while the sequencer plays.
+    public var go: Bool
+    /// The engine's belief: shutdown, standby or ready.
+    public var power: String
+    public var globalProfile: FeedbackProfile
+    /// The profile of the asking client's application, if one was set.
+    public var appProfile: FeedbackProfile?
+    /// Connected clients.
+    public var clients: Int
+    /// What plays now and for whom, if anything.
+    public var playing: String?
+    public var played: Int
+    public var dropped: Int
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import HardwareAccess
+import Haptics
+import HapticsService
+import HapticsTesting
+import LinuxHardware
+import Logging
+import ServiceLifecycle
+
+extension FeedbackProfile: ExpressibleByArgument {}
+
+/// `hapticd`: the system haptics service. It owns the board's chip, so several programs (a
+/// kiosk's UI, a notification daemon, a game, a shell script) share one actuator safely, with
+/// priorities and profiles; they talk to it over a Unix socket (docs/service-protocol.md).
+@main
+struct Hapticd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hapticd",
+        abstract: "The system haptics service: shares the board's actuator among programs over a Unix socket.",
+        discussion: "Stops the actuator and exits 0 on SIGTERM or SIGINT. Clients: haptic <verb> --socket PATH, or the protocol in docs/service-protocol.md.")
+
+    @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
+    @Flag(help: "Serve the simulated chip instead of the board.") var simulate = false
+    @Option(help: "Where to listen (also HAPTICD_SOCKET).") var socket = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] ?? "/run/haptics/hapticd.sock"
+    @Option(help: "The global profile at start.") var profile: FeedbackProfile = .full
+    @Option(help: "Clients served at once.") var maximumClients = 32
+    @Flag(help: "Log every request.") var verbose = false
+
+    func run() async throws {
+        // Signals are taken by the service group through libdispatch, which needs them blocked in
+        // every thread: block them before the engine's and the server's threads exist.
+        ExitGuard.blockTerminationSignals()
+        var logger = Logger(label: "hapticd")
+        logger.logLevel = verbose ? .debug : .info
+        let server: HapticServer
+        do {
+            let file = try board.map { try BoardFile.load(BoardFile.locate($0)) } ?? BoardFile.single()
+            let hardware: any HardwareProvider = simulate
+                ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
+                : LinuxHardwareProvider()
+            var boardOptions = HapticBoard.Options()
+            boardOptions.drivers = [file.drivers.first?.name ?? "main"]
+            boardOptions.calibrations = CalibrationStore()
+            boardOptions.calibrationNamespace = simulate ? "simulated:" : ""
+            let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
+            let driver = file.drivers.first
+            let device = simulate
+                ? "simulated \(opened.engine.capabilities.part) with an \(opened.engine.capabilities.actuator)"
+                : "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
+            var options = HapticServer.Options()
+            options.maximumClients = max(1, maximumClients)
+            server = HapticServer(engine: opened.engine, device: device, options: options, globalProfile: profile, logger: logger)
+            try FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try server.start(socketPath: socket)
+        } catch {
+            FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: DaemonService(server: server), successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+        let stopped = server.stop()
+        FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))
+        if !stopped { throw ExitCode(1) }
+    }
+}
+
+/// The server as a service of the group: it runs until the group shuts down gracefully.
+struct DaemonService: Service {
+    let server: HapticServer
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        server.stop()
+    }
+}

@@ -1,0 +1,213 @@
+import DRV2605
+import DRV2605Simulator
+import Foundation
+import HardwareAccess
+import Haptics
+import HapticsService
+import HapticsTesting
+import Testing
+
+private let continuousAHAP = """
+{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1.5,
+  "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
+"""
+
+private func request(_ op: ServiceRequest.Operation, _ fill: (inout ServiceRequest) -> Void = { _ in }) -> ServiceRequest {
+    var request = ServiceRequest(op)
+    fill(&request)
+    return request
+}
+
+/// The server's requests on the simulated chip and a virtual clock, without a socket.
+@Suite struct ServerRequestTests {
+    let rig: EngineRig
+    let server: HapticServer
+    let kiosk = HapticServer.Client(id: 1, app: "kiosk", uid: 1000)
+    let clock = HapticServer.Client(id: 2, app: "alarm-clock", uid: 1000)
+
+    init() throws {
+        rig = try EngineRig()
+        server = HapticServer(engine: rig.engine, device: "simulated")
+    }
+
+    @Test func aFeedbackByNameReachesTheChip() {
+        let start = rig.clock.now
+        let reply = server.handle(request(.play) { $0.feedback = "impact-heavy"; $0.id = 7 }, from: kiosk)
+        #expect(reply.ok && reply.outcome == "played" && reply.id == 7)
+        rig.advance(.milliseconds(200))
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) > 0)
+        #expect(rig.chip.registers[ModeRegister.self].standby, "back in standby")
+    }
+
+    @Test func feedbackdEventsMapOntoFeedbacks() {
+        let start = rig.clock.now
+        #expect(server.handle(request(.play) { $0.event = "message-new-instant" }, from: kiosk).outcome == "played")
+        rig.advance(.milliseconds(300))
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) > 0)
+        let unknown = server.handle(request(.play) { $0.event = "no-such-event" }, from: kiosk)
+        #expect(!unknown.ok && unknown.error == .badRequest && unknown.reason?.contains("button-pressed") == true)
+    }
+
+    @Test func badRequestsAreAnsweredNotPlayed() {
+        rig.chip.clearTrace()
+        let cases: [ServiceRequest] = [
+            request(.play),
+            request(.play) { $0.feedback = "impact-colossal" },
+            request(.play) { $0.feedback = "impact-heavy"; $0.intensity = .infinity },
+            request(.play) { $0.effect = 0 },
+            request(.play) { $0.effect = 124 },
+            request(.play) { $0.pattern = "{\"Pattern\": 3}" },
+            request(.play) { $0.sequence = "success, pattern /etc/shadow" },
+            request(.profile),
+            request(.play, { $0.feedback = "success" }).with(version: 2),
+        ]
+        for bad in cases {
+            let reply = server.handle(bad, from: kiosk)
+            #expect(!reply.ok && reply.error != nil && !(reply.reason ?? "").isEmpty, "\(bad) got \(reply)")
+        }
+        #expect(!rig.chip.trace.contains { $0.written.first == Register.go.rawValue }, "nothing was triggered")
+    }
+
+    @Test func aPatternPlaysToItsEndAndSaysHowLong() {
+        let start = rig.clock.now
+        let reply = server.handle(request(.play) { $0.pattern = continuousAHAP }, from: kiosk)
+        #expect(reply.ok && reply.outcome == "played")
+        let seconds = reply.playedSeconds ?? 0
+        #expect(abs(seconds - 1.5) < 0.05, "played \(seconds) s of a 1.5 s pattern")
+        #expect(abs(rig.chip.output.activeSeconds(from: start, to: rig.clock.now) - 1.5) < 0.05)
+    }
+
+    @Test func aQuietProfileDropsUIFeedbackAndSaysSo() {
+        #expect(server.handle(request(.profile) { $0.profile = .quiet }, from: kiosk).ok)
+        let start = rig.clock.now
+        let reply = server.handle(request(.play) { $0.feedback = "selection" }, from: kiosk)
+        #expect(!reply.ok && reply.outcome == "dropped" && reply.reason?.contains("quiet") == true)
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0)
+        let other = server.handle(request(.play) { $0.feedback = "selection" }, from: clock)
+        #expect(other.ok, "the profile is the kiosk's alone")
+    }
+
+    @Test func onlyRootOrTheDaemonsUserSetsTheGlobalProfile() {
+        let stranger = HapticServer.Client(id: 3, app: "x", uid: 4242)
+        let refused = server.handle(request(.profile) { $0.profile = .silent; $0.scope = .global }, from: stranger)
+        #expect(refused.error == .notPermitted)
+        let root = HapticServer.Client(id: 4, app: "admin", uid: 0)
+        #expect(server.handle(request(.profile) { $0.profile = .silent; $0.scope = .global }, from: root).ok)
+        #expect(server.handle(request(.status), from: stranger).status?.globalProfile == .silent)
+        #expect(server.handle(request(.play) { $0.feedback = "success"; $0.importance = .notification }, from: stranger).outcome == "dropped")
+    }
+
+    @Test func statusReportsTheChipFromItsRegisters() {
+        let status = server.handle(request(.status), from: kiosk).status
+        #expect(status?.standby == true && status?.go == false && status?.part == "DRV2605L")
+        #expect(server.handle(request(.prepare) { $0.feedback = "impact-heavy" }, from: kiosk).ok)
+        rig.advance(.milliseconds(5))
+        #expect(server.handle(request(.status), from: kiosk).status?.standby == false, "prepare woke the chip")
+    }
+}
+
+extension ServiceRequest {
+    fileprivate func with(version: Int) -> ServiceRequest {
+        var copy = self
+        copy.version = version
+        return copy
+    }
+}
+
+/// The daemon over a real Unix socket, on the real clock (the chip is simulated): framing, bad
+/// clients, and a client that leaves mid-pattern.
+@Suite(.serialized) struct ServerSocketTests {
+    let chip = SimulatedDRV2605(clock: SystemClock.shared)
+    let engine: HapticEngine
+    let server: HapticServer
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path
+
+    init() throws {
+        chip.keepsTrace = false
+        engine = try HapticEngine(bus: chip, configuration: DRV2605Configuration(.typicalLRA), clock: SystemClock.shared, options: .isolated)
+        var options = HapticServer.Options()
+        options.messageDeadline = .milliseconds(300)
+        server = HapticServer(engine: engine, device: "simulated", options: options)
+        try server.start(socketPath: path)
+    }
+
+    /// The drive level now, read under the engine's lock (the chip is the engine's to touch).
+    func level() -> Double {
+        (try? engine.withDriver { _ in chip.output.level(at: SystemClock.shared.now) }) ?? -1
+    }
+
+    /// Waits (bounded) for a condition other threads make true.
+    func eventually(_ condition: () -> Bool, within: Duration = .seconds(3)) -> Bool {
+        let deadline = SystemClock.shared.now.advanced(by: within)
+        while !condition() {
+            if SystemClock.shared.now >= deadline { return false }
+            SystemClock.shared.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    @Test func junkHugeAndSlowClientsLeaveTheDaemonServing() throws {
+        defer { server.stop() }
+        // Junk: a valid length and a payload that is not JSON: an error reply, the connection stays.
+        let junk = try UnixConnection.connect(to: path)
+        try junk.send([0, 0, 0, 5] + Array("hello".utf8))
+        let junkReply = try ServiceFrame.decode(ServiceReply.self, from: try #require(try junk.readFrame(timeout: .seconds(2))))
+        #expect(junkReply.error == .badRequest)
+        // A 40 MB length: refused before anything is read, then closed.
+        let huge = try UnixConnection.connect(to: path)
+        try huge.send([0x02, 0x62, 0x5A, 0x00])
+        let hugeReply = try ServiceFrame.decode(ServiceReply.self, from: try #require(try huge.readFrame(timeout: .seconds(2))))
+        #expect(hugeReply.error == .tooLarge)
+        #expect(try huge.read(count: 1, timeout: .seconds(2)) == nil, "closed after a frame it cannot skip")
+        // Half a header, then silence: closed after the message deadline.
+        let slow = try UnixConnection.connect(to: path)
+        try slow.send([0, 0])
+        #expect(eventually({ slow.peerHasLeft }, within: .seconds(3)), "a half-open client was not closed")
+        // And a good client is still served.
+        let client = try HapticServiceClient(socketPath: path)
+        var play = ServiceRequest(.play)
+        play.feedback = "impact-heavy"
+        #expect(try client.send(play).outcome == "played")
+        #expect(try client.send(ServiceRequest(.status)).status?.clients ?? 0 >= 1)
+    }
+
+    @Test func aClientThatLeavesMidPatternIsStoppedAtOnce() throws {
+        defer { server.stop() }
+        let connection = try UnixConnection.connect(to: path)
+        var play = ServiceRequest(.play)
+        play.pattern = continuousAHAP
+        try connection.send(try ServiceFrame.encode(play))
+        #expect(eventually { level() > 0 }, "the pattern never started")
+        let left = SystemClock.shared.now
+        connection.close()
+        #expect(eventually { level() == 0 }, "still driving after the client left")
+        let stoppedWithin = SystemClock.shared.now.duration(since: left)
+        #expect(stoppedWithin < .milliseconds(500), "stopped \(stoppedWithin) after the client left")
+        let observer = HapticServer.Client(id: 99, app: "test", uid: 0)
+        #expect(eventually { server.handle(ServiceRequest(.status), from: observer).status?.standby == true }, "not back in standby")
+    }
+
+    @Test func manyClientsAtOnceAllGetAnAnswer() throws {
+        defer { server.stop() }
+        let outcomes = Locked<[String]>([])
+        let group = DispatchGroup()
+        let path = path
+        for index in 0..<20 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let client = try? HapticServiceClient(socketPath: path) else { return }
+                var play = ServiceRequest(.play)
+                play.feedback = index % 2 == 0 ? "impact-light" : "selection"
+                let reply = try? client.send(play)
+                outcomes.withLock { $0.append(reply?.outcome ?? "no reply") }
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        let all = outcomes.withLock { $0 }
+        #expect(all.count == 20)
+        #expect(all.allSatisfy { $0 == "played" || $0 == "dropped" }, "\(all)")
+        #expect(all.contains("played"))
+    }
+}
