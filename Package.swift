@@ -93,6 +93,7 @@ let package = Package(
             name: "haptic",
             dependencies: [
                 "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess", "HardwareAccessTesting",
+                "HapticsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,7 +6,7 @@ import Logging
 
 /// The system haptics service: owns one engine (one chip), serves clients on a Unix socket, and
 /// arbitrates between them (`ServiceArbiter`). One thread per client keeps every wait simple and
-/// bounded; a client that goes away has what it was playing stopped at once.
+/// bounded; a client that goes away while its pattern or sequence plays has it stopped at once.
 public final class HapticServer: Sendable {
     /// Limits that protect the daemon from its clients.
     public struct Options: Sendable {
@@ -114,8 +114,9 @@ public final class HapticServer: Sendable {
         let thread = Thread { [self] in
             serve(client, connection)
             clients.withLock { _ = $0.removeValue(forKey: id) }
+            // A pattern or sequence of this client was stopped by its wait noticing the hang-up;
+            // a single feedback already sent plays out (it lasts tens of milliseconds).
             connection.close()
-            clientLeft(client)
         }
         thread.name = "hapticd-client"
         thread.start()
@@ -161,19 +162,6 @@ public final class HapticServer: Sendable {
             } catch {
                 return
             }
-        }
-    }
-
-    /// A client left: if what plays is its own, the actuator stops now.
-    private func clientLeft(_ client: Client) {
-        let wasPlaying = arbiter.withLock { arbiter -> Bool in
-            let playing = arbiter.isPlaying(client: client.id, at: engine.clock.now)
-            if playing { arbiter.ended(client: client.id) }
-            return playing
-        }
-        if wasPlaying {
-            engine.stop()
-            logger.info("hapticd: client \(client.id) (\(client.app)) left while playing; actuator stopped")
         }
     }
 

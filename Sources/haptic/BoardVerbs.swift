@@ -3,6 +3,7 @@ import DRV2605
 import Foundation
 import HardwareAccess
 import Haptics
+import HapticsService
 
 struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run auto-calibration, print the results and save them (restored at every start-up).")
@@ -96,6 +97,10 @@ struct Status: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
+            if let socket = global.serviceSocket {
+                try ServiceCall.run(global, socket: socket, label: "status", request: ServiceRequest(.status))
+                return
+            }
             let session = try DeviceSession(global)
             let file = try session.engine.withDriver { try $0.dumpRegisters() }
             let status = file[StatusRegister.self]

@@ -36,6 +36,17 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print a machine-readable JSON summary on stdout instead of text.")
     var json = false
 
+    @Option(help: "Ask hapticd at this socket instead of opening the chip (play, pattern, sequence, status, stop, profile). Also $HAPTICD_SOCKET.")
+    var socket: String?
+
+    /// The daemon's socket to use: `--socket`, else `$HAPTICD_SOCKET` unless the command line names
+    /// a chip of its own (`--simulate`, `--board`, `--bus`).
+    var serviceSocket: String? {
+        if let socket { return socket }
+        guard !simulate, board == nil, bus == nil else { return nil }
+        return ProcessInfo.processInfo.environment["HAPTICD_SOCKET"]
+    }
+
     /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {

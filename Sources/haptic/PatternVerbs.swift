@@ -4,6 +4,7 @@ import DRV2605Simulator
 import Foundation
 import HardwareAccess
 import Haptics
+import HapticsService
 import LinuxHardware
 
 /// Options shared by the verbs that read pattern files.
@@ -46,10 +47,20 @@ struct PatternCommand: ParsableCommand {
     @Argument(help: "The pattern file.") var file: String
     @Flag(help: "Loop until interrupted.") var loop = false
     @Flag(help: "Play on every chip of the board file, in step.") var all = false
+    @OptionGroup var service: ServiceOptions
 
     func run() throws {
         try CLIError.reporting {
             let document = try patternOptions.read(file)
+            if let socket = global.serviceSocket {
+                var request = ServiceRequest(.play)
+                request.pattern = try String(contentsOfFile: file, encoding: .utf8)
+                service.apply(to: &request)
+                try ServiceCall.run(global, socket: socket, label: (file as NSString).lastPathComponent, request: request,
+                                    timeout: .secondsClamped(document.pattern.duration + 10),
+                                    extra: ["file": file, "designedSeconds": document.pattern.duration])
+                return
+            }
             let rendered = try patternOptions.renderer().render(document.pattern)
             let session = try DeviceSession(global, allDrivers: all)
             session.announce()
@@ -157,6 +168,13 @@ struct SequenceCommand: ParsableCommand {
     func run() throws {
         try CLIError.reporting {
             let parsed = try SequenceNote.parse(notes) { path in try patternOptions.read(path).pattern }
+            if let socket = global.serviceSocket {
+                var request = ServiceRequest(.play)
+                request.sequence = notes
+                try ServiceCall.run(global, socket: socket, label: "sequence", request: request, timeout: .seconds(130),
+                                    extra: ["notes": parsed.count])
+                return
+            }
             let session = try DeviceSession(global)
             session.announce()
             let player = SequencePlayer(engine: session.engine, notes: parsed, renderer: try patternOptions.renderer(), playerOptions: playerOptions())

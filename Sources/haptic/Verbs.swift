@@ -3,6 +3,7 @@ import DRV2605
 import Foundation
 import HardwareAccess
 import Haptics
+import HapticsService
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Find the chip and say what it is.")
@@ -110,11 +111,26 @@ struct Play: ParsableCommand {
     @Option(help: "Intensity 0...1 (impacts).") var intensity: Double = 1
     @Flag(help: "Prepare first and trigger after a short lead time, as an app that calls prepare() would.") var prepared = false
     @Flag(help: "Play on every chip of the board file, in step.") var all = false
+    @OptionGroup var service: ServiceOptions
 
     func run() throws {
         try CLIError.reporting {
             guard intensity.isFinite, (0...1).contains(intensity) else {
                 throw CLIError("--intensity must be between 0 and 1, not \(intensity)", exitCode: CLIError.usage)
+            }
+            if let socket = global.serviceSocket {
+                // Through hapticd: a feedback by name, or one of feedbackd's event names.
+                var request = ServiceRequest(.play)
+                if Feedback(name: feedback) != nil || FeedbackdEvent.mappings[feedback] == nil {
+                    request.feedback = feedback
+                    request.intensity = intensity
+                } else {
+                    request.event = feedback
+                }
+                service.apply(to: &request)
+                try ServiceCall.run(global, socket: socket, label: feedback, request: request,
+                                    extra: ["feedback": feedback, "intensity": intensity])
+                return
             }
             guard let value = Feedback(name: feedback, intensity: intensity) else {
                 throw CLIError("no feedback named '\(feedback)'; known: " + FeedbackKind.all.map(\.name).joined(separator: ", "), exitCode: CLIError.dataError)

@@ -10,6 +10,7 @@ import ServiceLifecycle
 
 extension FeedbackProfile: ExpressibleByArgument {}
 
+
 /// `hapticd`: the system haptics service. It owns the board's chip, so several programs (a
 /// kiosk's UI, a notification daemon, a game, a shell script) share one actuator safely, with
 /// priorities and profiles; they talk to it over a Unix socket (docs/service-protocol.md).
