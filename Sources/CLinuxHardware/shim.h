@@ -12,10 +12,14 @@
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
+#include <poll.h>
 #include <linux/i2c.h>
 #include <linux/i2c-dev.h>
 #include <i2c/smbus.h>
 #include <gpiod.h>
+#include <string.h>
+#include <linux/input.h>
+#include <linux/uinput.h>
 
 // ioctl is variadic in C; these fixed-signature forms are what Swift can call.
 static inline int clh_ioctl_ulong(int fd, unsigned long request, unsigned long value) {
@@ -39,5 +43,111 @@ static inline void clh_set_errno(int value) { errno = value; }
 static inline int clh_set_fifo_priority(int priority) {
     struct sched_param parameters = { .sched_priority = priority };
     return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters);
+}
+
+// A uinput force-feedback device (what hapticd offers SDL, feedbackd and fftest). The ioctl
+// numbers are function-like macros Swift cannot import; these wrappers take plain arguments.
+
+/// Creates the device on an open /dev/uinput: EV_FF with rumble, periodic (sine, square, triangle,
+/// saw up and down), constant and gain, `effects_max` effects. 0 on success, -1 with errno.
+static inline int clh_uinput_create_ff(int fd, const char *name, unsigned int effects_max) {
+    if (ioctl(fd, UI_SET_EVBIT, EV_FF) < 0) return -1;
+    const int bits[] = { FF_RUMBLE, FF_PERIODIC, FF_CONSTANT, FF_GAIN, FF_SINE, FF_SQUARE, FF_TRIANGLE, FF_SAW_UP, FF_SAW_DOWN };
+    for (unsigned int i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+        if (ioctl(fd, UI_SET_FFBIT, bits[i]) < 0) return -1;
+    }
+    struct uinput_setup setup;
+    memset(&setup, 0, sizeof(setup));
+    setup.id.bustype = BUS_VIRTUAL;
+    setup.id.vendor = 0x0451;  /* Texas Instruments */
+    setup.id.product = 0x2605;
+    setup.id.version = 1;
+    strncpy(setup.name, name, UINPUT_MAX_NAME_SIZE - 1);
+    setup.ff_effects_max = effects_max;
+    if (ioctl(fd, UI_DEV_SETUP, &setup) < 0) return -1;
+    return ioctl(fd, UI_DEV_CREATE);
+}
+static inline int clh_uinput_destroy(int fd) { return ioctl(fd, UI_DEV_DESTROY); }
+/// The device's sysfs name ("input12"), for finding its /dev/input/eventN.
+static inline int clh_uinput_sysname(int fd, char *buffer, unsigned int length) {
+    return ioctl(fd, UI_GET_SYSNAME(length), buffer);
+}
+
+/// One force-feedback effect, flattened out of `struct ff_effect`'s union.
+struct clh_ff_effect {
+    int id, type, waveform;
+    int length_ms, delay_ms;
+    int strong, weak;            /* FF_RUMBLE, 0-65535 */
+    int magnitude, offset, period_ms;  /* FF_PERIODIC, -32768-32767 */
+    int level;                   /* FF_CONSTANT, -32768-32767 */
+    int attack_length_ms, attack_level, fade_length_ms, fade_level;  /* envelope, levels 0-65535 */
+};
+static inline void clh_ff_flatten(const struct ff_effect *effect, struct clh_ff_effect *out) {
+    memset(out, 0, sizeof(*out));
+    out->id = effect->id;
+    out->type = effect->type;
+    out->length_ms = effect->replay.length;
+    out->delay_ms = effect->replay.delay;
+    const struct ff_envelope *envelope = NULL;
+    switch (effect->type) {
+    case FF_RUMBLE:
+        out->strong = effect->u.rumble.strong_magnitude;
+        out->weak = effect->u.rumble.weak_magnitude;
+        break;
+    case FF_PERIODIC:
+        out->waveform = effect->u.periodic.waveform;
+        out->magnitude = effect->u.periodic.magnitude;
+        out->offset = effect->u.periodic.offset;
+        out->period_ms = effect->u.periodic.period;
+        envelope = &effect->u.periodic.envelope;
+        break;
+    case FF_CONSTANT:
+        out->level = effect->u.constant.level;
+        envelope = &effect->u.constant.envelope;
+        break;
+    default:
+        break;
+    }
+    if (envelope) {
+        out->attack_length_ms = envelope->attack_length;
+        out->attack_level = envelope->attack_level;
+        out->fade_length_ms = envelope->fade_length;
+        out->fade_level = envelope->fade_level;
+    }
+}
+
+/// Answers an upload request (event code `request_id`): the effect in `out`, then UI_END_FF_UPLOAD
+/// accepting it. 0 on success, -1 with errno.
+static inline int clh_uinput_upload(int fd, unsigned int request_id, struct clh_ff_effect *out) {
+    struct uinput_ff_upload upload;
+    memset(&upload, 0, sizeof(upload));
+    upload.request_id = request_id;
+    if (ioctl(fd, UI_BEGIN_FF_UPLOAD, &upload) < 0) return -1;
+    clh_ff_flatten(&upload.effect, out);
+    upload.retval = 0; /* the input core has already refused types the device does not list */
+    return ioctl(fd, UI_END_FF_UPLOAD, &upload);
+}
+/// Answers an erase request; `effect_id` receives the effect erased.
+static inline int clh_uinput_erase(int fd, unsigned int request_id, int *effect_id) {
+    struct uinput_ff_erase erase;
+    memset(&erase, 0, sizeof(erase));
+    erase.request_id = request_id;
+    if (ioctl(fd, UI_BEGIN_FF_ERASE, &erase) < 0) return -1;
+    *effect_id = (int)erase.effect_id;
+    erase.retval = 0;
+    return ioctl(fd, UI_END_FF_ERASE, &erase);
+}
+/// Reads one input event: 1 read, 0 nothing within `timeout_ms`, -1 with errno.
+static inline int clh_input_read(int fd, int timeout_ms, unsigned short *type, unsigned short *code, int *value) {
+    struct pollfd entry = { .fd = fd, .events = POLLIN };
+    int ready = poll(&entry, 1, timeout_ms);
+    if (ready <= 0) return ready;
+    struct input_event event;
+    ssize_t count = read(fd, &event, sizeof(event));
+    if (count != (ssize_t)sizeof(event)) return -1;
+    *type = event.type;
+    *code = event.code;
+    *value = event.value;
+    return 1;
 }
 #endif

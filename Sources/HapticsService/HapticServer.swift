@@ -364,6 +364,31 @@ public final class HapticServer: Sendable {
         }
     }
 
+    /// Why an in-process source's pattern was not started.
+    public struct NotPlayed: Error, Equatable {
+        public var message: String
+    }
+
+    /// Starts `pattern` for an in-process source (the force-feedback device: `source` negative),
+    /// arbitrated like a client's, and returns its player without waiting for it.
+    public func startPattern(_ pattern: HapticPattern, app: String, importance: Importance, source: Int) -> Result<PatternPlayer, NotPlayed> {
+        let rendered = PatternRenderer().render(pattern)
+        let verdict = arbiter.withLock {
+            $0.admit(importance, app: app, client: source, length: .secondsClamped(rendered.playedSeconds), now: engine.clock.now)
+        }
+        if case let .drop(reason) = verdict {
+            counts.withLock { $0.dropped += 1 }
+            return .failure(NotPlayed(message: reason))
+        }
+        let player = PatternPlayer(engine: engine, pattern: rendered)
+        player.completionHandler = { [self] outcome in
+            if outcome != .finished { arbiter.withLock { $0.ended(client: source) } }
+        }
+        counts.withLock { $0.played += 1 }
+        player.start()
+        return .success(player)
+    }
+
     private func answer(_ outcome: FeedbackOutcome, client: Client) -> ServiceReply {
         switch outcome {
         case .played:

@@ -9,6 +9,7 @@ import Logging
 import ServiceLifecycle
 
 extension FeedbackProfile: ExpressibleByArgument {}
+extension Importance: ExpressibleByArgument {}
 
 
 /// `hapticd`: the system haptics service. It owns the board's chip, so several programs (a
@@ -22,10 +23,14 @@ struct Hapticd: AsyncParsableCommand {
         discussion: "Stops the actuator and exits 0 on SIGTERM or SIGINT. Clients: haptic <verb> --socket PATH, or the protocol in docs/service-protocol.md.")
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
+    @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?
     @Flag(help: "Serve the simulated chip instead of the board.") var simulate = false
     @Option(help: "Where to listen (also HAPTICD_SOCKET).") var socket = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] ?? "/run/haptics/hapticd.sock"
     @Option(help: "The global profile at start.") var profile: FeedbackProfile = .full
     @Option(help: "Clients served at once.") var maximumClients = 32
+    @Flag(help: "Also offer a Linux force-feedback input device (uinput): SDL games, feedbackd and fftest play on the chip.")
+    var forceFeedback = false
+    @Option(help: "How much force feedback matters against socket clients.") var forceFeedbackImportance: Importance = .ui
     @Flag(help: "Log every request.") var verbose = false
 
     func run() async throws {
@@ -35,8 +40,9 @@ struct Hapticd: AsyncParsableCommand {
         var logger = Logger(label: "hapticd")
         logger.logLevel = verbose ? .debug : .info
         let server: HapticServer
+        var bridge: ForceFeedbackBridge?
         do {
-            let file = try board.map { try BoardFile.load(BoardFile.locate($0)) } ?? BoardFile.single()
+            let file = try board.map { try BoardFile.load(BoardFile.locate($0)) } ?? BoardFile.single(bus: I2CBusPath.resolve(bus ?? "/dev/i2c-1"))
             let hardware: any HardwareProvider = simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
                 : LinuxHardwareProvider()
@@ -53,7 +59,13 @@ struct Hapticd: AsyncParsableCommand {
             options.maximumClients = max(1, maximumClients)
             server = HapticServer(engine: opened.engine, device: device, options: options, globalProfile: profile, logger: logger)
             try FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            if forceFeedback {
+                let device = try UInputForceFeedbackDevice()
+                bridge = ForceFeedbackBridge(device: device, server: server, importance: forceFeedbackImportance, logger: logger)
+                logger.info("hapticd: force feedback on \(device.eventNode ?? device.sysfsName) (\(device.name), \(device.effectsMaximum) effects)")
+            }
             try server.start(socketPath: socket)
+            bridge?.start()
         } catch {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
             throw ExitCode(78)
@@ -63,6 +75,7 @@ struct Hapticd: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+        bridge?.stop()
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))
         if !stopped { throw ExitCode(1) }

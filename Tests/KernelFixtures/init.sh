@@ -72,6 +72,42 @@ grep -q "noAcknowledge" /tmp/absent.txt || fail "absent address: expected a no-a
 haptic probe --bus /dev/i2c-42 2>/dev/null
 [ $? -eq 69 ] || fail "wrong bus: expected exit 69"
 
+step "force feedback"
+if [ -x /opt/haptics/fftest ] && [ -x /opt/haptics/hapticd ] && [ -e /dev/uinput ]; then
+    hapticd --bus "$BUS" --socket /tmp/hapticd.sock --force-feedback > /tmp/hapticd.log 2>&1 &
+    daemon=$!
+    for _ in $(seq 100); do [ -S /tmp/hapticd.sock ] && break; sleep 0.1; done
+    event=""
+    for input in /sys/class/input/input*; do
+        grep -q hapticd "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
+    done
+    if [ -z "$event" ]; then
+        cat /tmp/hapticd.log
+        fail "no hapticd force-feedback device"
+    else
+        # fftest, from Debian's joystick package: sets 75 % gain, uploads its effects, plays the
+        # weak rumble (effect 5) for a second, then stops everything.
+        ( echo 5; sleep 1.2; echo -1 ) | fftest "/dev/input/$event" > /tmp/fftest.log 2>&1 &
+        tester=$!
+        sleep 0.6
+        haptic status --socket /tmp/hapticd.sock --json > /tmp/ff-playing.json 2>&1
+        wait $tester
+        sleep 0.3
+        haptic status --socket /tmp/hapticd.sock --json > /tmp/ff-after.json 2>&1
+        uploaded=$(grep -c "Uploading effect.*OK" /tmp/fftest.log)
+        grep -q '"standby" : false' /tmp/ff-playing.json || fail "force feedback: the chip was not driven during the rumble"
+        grep -q '"standby" : true' /tmp/ff-after.json || fail "force feedback: not back in standby after fftest stopped"
+        grep -q "Uploading effect #5.*OK" /tmp/fftest.log || fail "force feedback: fftest could not upload its rumble"
+        grep -q "force feedback: effect .* playing" /tmp/hapticd.log || fail "force feedback: hapticd played nothing"
+        echo "HIL-FORCE-FEEDBACK: force feedback: fftest on /dev/input/$event uploaded $uploaded effects; its rumble drove the emulated chip and stopped"
+    fi
+    kill -TERM $daemon
+    wait $daemon
+    grep -q "actuator stopped" /tmp/hapticd.log || fail "hapticd: no 'actuator stopped' on SIGTERM"
+else
+    echo "HIL-FORCE-FEEDBACK: force feedback skipped: no fftest, hapticd or uinput in this image"
+fi
+
 if [ "$failures" -eq 0 ]; then echo "HIL-VERDICT: PASS"; else echo "HIL-VERDICT: FAIL ($failures)"; fi
 sync
 poweroff -f

@@ -1,0 +1,110 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Haptics
+import HapticsService
+import HapticsTesting
+import Testing
+
+/// A force-feedback device a test scripts: the events a client's uploads and plays would make.
+final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendable {
+    var events: [ForceFeedbackEvent] = []
+    var closed = false
+    func nextEvent(timeout: Duration) throws -> ForceFeedbackEvent? { events.isEmpty ? nil : events.removeFirst() }
+    func close() { closed = true }
+}
+
+/// What SDL, feedbackd and fftest ask of the force-feedback device, played on the simulated chip
+/// on a virtual clock.
+@Suite struct ForceFeedbackTests {
+    let rig: EngineRig
+    let server: HapticServer
+    let device = ScriptedForceFeedbackDevice()
+    let bridge: ForceFeedbackBridge
+
+    init() throws {
+        rig = try EngineRig()
+        server = HapticServer(engine: rig.engine, device: "simulated")
+        bridge = ForceFeedbackBridge(device: device, server: server)
+    }
+
+    /// fftest's weak rumble (0xC000, 5 s) at its 75 % master gain: driven at about 0.56 for 5 s,
+    /// then stopped and back in standby.
+    @Test func aRumblePlaysForItsLengthAtItsMagnitudeTimesTheGain() {
+        bridge.handle(.gain(Double(0xC000) / 65535))
+        bridge.handle(.upload(ForceFeedbackEffect(id: 5, kind: .rumble(strong: 0, weak: Double(0xC000) / 65535), length: .seconds(5))))
+        let start = rig.clock.now
+        bridge.handle(.play(id: 5, count: 1))
+        rig.advance(.seconds(1))
+        let level = rig.chip.output.level(at: rig.clock.now)
+        #expect(abs(level - 0.5625) < 0.05, "driven at \(level)")
+        rig.advance(.seconds(5))
+        let active = rig.chip.output.activeSeconds(from: start, to: rig.clock.now)
+        #expect(abs(active - 5) < 0.05, "driven for \(active) s")
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+        #expect(rig.chip.registers[ModeRegister.self].standby)
+        #expect(bridge.counts == (1, 1))
+    }
+
+    @Test func stopAndEraseStopAtOnce() {
+        bridge.handle(.upload(ForceFeedbackEffect(id: 0, kind: .constant(level: 0.5), length: .seconds(20))))
+        bridge.handle(.play(id: 0, count: 1))
+        rig.advance(.milliseconds(500))
+        #expect(rig.chip.output.level(at: rig.clock.now) > 0.4)
+        bridge.handle(.stop(id: 0))
+        let stopped = rig.clock.now
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.energy(from: stopped, to: rig.clock.now) == 0, "still driving after stop")
+        bridge.handle(.play(id: 0, count: 1))
+        rig.advance(.milliseconds(300))
+        bridge.handle(.erase(id: 0))
+        let erased = rig.clock.now
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.energy(from: erased, to: rig.clock.now) == 0, "still driving after erase")
+        bridge.handle(.play(id: 0, count: 1)) // erased: nothing plays
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.energy(from: erased, to: rig.clock.now) == 0)
+    }
+
+    /// fftest's periodic sine: 0.5 magnitude, 100 ms period, 1 s attack and fade from 0.5, after a
+    /// 1 s delay: silent for the delay, then pulsing ten times a second.
+    @Test func aPeriodicEffectPulsesWithItsEnvelopeAfterItsDelay() {
+        let effect = ForceFeedbackEffect(id: 0, kind: .periodic(waveform: .sine, magnitude: 0.5, offset: 0, period: .milliseconds(100)),
+                                         length: .seconds(4), delay: .seconds(1),
+                                         envelope: .init(attackLength: .seconds(1), attackLevel: 0.5, fadeLength: .seconds(1), fadeLevel: 0.5))
+        let pattern = ForceFeedbackBridge.pattern(for: effect, gain: 1)
+        #expect(abs(pattern.duration - 5) < 0.001)
+        #expect(pattern.events.allSatisfy { $0.time >= 1 }, "nothing during the delay")
+        // Pulsing: near-zero around each zero crossing, up to the magnitude at each peak.
+        let middle = pattern.events.filter { $0.time >= 2.5 && $0.time < 2.6 }.map(\.intensity)
+        #expect((middle.max() ?? 0) > 0.4 && (middle.min() ?? 1) < 0.35)
+        // The attack starts at half.
+        let first = pattern.events.filter { $0.time < 1.1 }.map(\.intensity).max() ?? 0
+        #expect(first < 0.3, "attack starts at half the level: \(first)")
+    }
+
+    @Test func gainScalesAndAnInfiniteEffectIsCapped() {
+        let forever = ForceFeedbackEffect(id: 1, kind: .constant(level: -1), length: .zero)
+        let pattern = ForceFeedbackBridge.pattern(for: forever, gain: 0.25)
+        #expect(abs(pattern.duration - ForceFeedbackBridge.maximumSeconds) < 0.001)
+        #expect(pattern.events.allSatisfy { abs($0.intensity - 0.25) < 0.001 }, "a negative force is felt by its size")
+        let repeated = ForceFeedbackBridge.pattern(for: ForceFeedbackEffect(id: 2, kind: .rumble(strong: 1, weak: 0), length: .milliseconds(200)), gain: 1, count: 3)
+        #expect(abs(repeated.duration - 0.6) < 0.001)
+    }
+
+    /// Force feedback goes through the same arbitration as the socket's clients: a playing call
+    /// is not interrupted by a game's rumble.
+    @Test func forceFeedbackIsArbitratedLikeAClient() throws {
+        let observer = HapticServer.Client(id: 1, app: "test", uid: 0)
+        let call = server.startPattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2, intensity: 1)]),
+                                       app: "phone", importance: .call, source: 7)
+        let player = try call.get()
+        rig.advance(.milliseconds(200))
+        bridge.handle(.upload(ForceFeedbackEffect(id: 3, kind: .rumble(strong: 0.2, weak: 0), length: .seconds(1))))
+        bridge.handle(.play(id: 3, count: 1))
+        #expect(server.handle(ServiceRequest(.status), from: observer).status?.dropped == 1, "the rumble was dropped")
+        rig.advance(.milliseconds(500))
+        #expect(player.outcome == nil, "the call still plays")
+        #expect(rig.chip.output.level(at: rig.clock.now) > 0.9, "at the call's level, not the rumble's")
+    }
+}
