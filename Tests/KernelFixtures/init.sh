@@ -87,15 +87,23 @@ if [ -x /opt/haptics/fftest ] && [ -x /opt/haptics/hapticd ] && [ -e /dev/uinput
     else
         # fftest, from Debian's joystick package: sets 75 % gain, uploads its effects, plays the
         # weak rumble (effect 5) for a second, then stops everything.
-        ( echo 5; sleep 1.2; echo -1 ) | fftest "/dev/input/$event" > /tmp/fftest.log 2>&1 &
+        ( echo 5; sleep 3; echo -1 ) | fftest "/dev/input/$event" > /tmp/fftest.log 2>&1 &
         tester=$!
-        sleep 0.6
-        haptic status --socket /tmp/hapticd.sock --json > /tmp/ff-playing.json 2>&1
+        driven=""
+        for _ in $(seq 40); do
+            haptic status --socket /tmp/hapticd.sock --json > /tmp/ff-playing.json 2>&1
+            grep -q '"standby" : false' /tmp/ff-playing.json && { driven=yes; break; }
+            sleep 0.05
+        done
         wait $tester
-        sleep 0.3
-        haptic status --socket /tmp/hapticd.sock --json > /tmp/ff-after.json 2>&1
+        for _ in $(seq 20); do
+            haptic status --socket /tmp/hapticd.sock --json > /tmp/ff-after.json 2>&1
+            grep -q '"standby" : true' /tmp/ff-after.json && break
+            sleep 0.05
+        done
+        [ -n "$driven" ] || { tail -5 /tmp/fftest.log; tail -5 /tmp/hapticd.log; cat /tmp/ff-playing.json; }
         uploaded=$(grep -c "Uploading effect.*OK" /tmp/fftest.log)
-        grep -q '"standby" : false' /tmp/ff-playing.json || fail "force feedback: the chip was not driven during the rumble"
+        [ -n "$driven" ] || fail "force feedback: the chip was not driven during the rumble"
         grep -q '"standby" : true' /tmp/ff-after.json || fail "force feedback: not back in standby after fftest stopped"
         grep -q "Uploading effect #5.*OK" /tmp/fftest.log || fail "force feedback: fftest could not upload its rumble"
         grep -q "force feedback: effect .* playing" /tmp/hapticd.log || fail "force feedback: hapticd played nothing"
