@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware",
+                "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware", "HapticsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

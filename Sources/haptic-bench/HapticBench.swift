@@ -21,6 +21,7 @@ struct HapticBench: ParsableCommand {
     @Option(help: "Seconds of real-time playback measured at each player rate (200, 500, 1000 updates/s).") var playerSeconds: Double = 10
     @Option(help: "The AHAP corpus to time (skipped when absent).") var corpus = "../shared/ahap-corpus"
     @Option(help: "Chips in the group-skew measurement (behind one TCA9548A).") var groupSize = 4
+    @Option(help: "Seconds of 20 concurrent hapticd clients.") var serviceSeconds: Double = 10
 
     func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 
@@ -132,6 +133,8 @@ struct HapticBench: ParsableCommand {
         summary["ahap"] = ahap
         let skew = try measureGroupSkew()
         summary["groupSkew"] = skew
+        let service = try measureService()
+        summary["service"] = service
         if json {
             let data = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -160,6 +163,12 @@ struct HapticBench: ParsableCommand {
                          groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["computedBusMicroseconds400kHz"] as? Double ?? 0,
                          row["computedPerExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["computedOneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
         }
+        let inProcess = service["inProcess"] as? [String: Double] ?? [:]
+        let socket = service["socket"] as? [String: Double] ?? [:]
+        let concurrent = service["concurrent"] as? [String: Any] ?? [:]
+        print(String(format: "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs",
+                     inProcess["medianMicroseconds"] ?? 0, inProcess["p99Microseconds"] ?? 0, socket["medianMicroseconds"] ?? 0, socket["p99Microseconds"] ?? 0))
+        print("hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)")
         print("")
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
         for row in rows {
