@@ -53,6 +53,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .coalesced, .rateLimited: code = CLIError.temporaryFailure
         case .unmapped: code = CLIError.dataError
         case .fault: code = CLIError.runtime
+        case .service: code = CLIError.temporaryFailure
         }
         self.init("\(label) was not played: \(reason)", exitCode: code)
     }

@@ -211,3 +211,33 @@ extension ServiceRequest {
         #expect(all.contains("played"))
     }
 }
+
+/// An app's generators reach the daemon unchanged once it is their target.
+@Suite(.serialized) struct ServiceFeedbackTargetTests {
+    @Test func generatorsPlayThroughTheDaemon() throws {
+        let rig = try EngineRig()
+        let server = HapticServer(engine: rig.engine, device: "simulated")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-target-\(getpid()).sock").path
+        try server.start(socketPath: path)
+        defer { server.stop() }
+        let target = try ServiceFeedbackTarget(socketPath: path, app: "kiosk")
+        // A generator made without an engine uses the service once it is the target (no
+        // HapticEngine.shared is set in these tests).
+        FeedbackTargets.service = target
+        defer { FeedbackTargets.service = nil }
+        let start = rig.clock.now
+        ImpactFeedbackGenerator(style: .heavy).impactOccurred()
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) > 0, "the daemon's chip was driven by the generator")
+        #expect(server.handle(ServiceRequest(.status), from: .init(id: 0, app: "t", uid: 0)).status?.played == 1)
+        // The daemon's profile applies to the app's requests: quiet drops UI feedback, and says so.
+        var quiet = ServiceRequest(.profile)
+        quiet.profile = .quiet
+        quiet.app = "kiosk"
+        #expect(try HapticServiceClient(socketPath: path).send(quiet).ok)
+        guard case let .dropped(.service(reason)) = target.play(.selection) else {
+            Issue.record("a quiet app's selection was played"); return
+        }
+        #expect(reason.contains("quiet"))
+    }
+}

@@ -30,6 +30,9 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
     case unmapped
     /// The chip could not be driven (bus error, reset, fault): the typed error's text.
     case fault(String)
+    /// The system service did not play it (a more important feedback, a profile, a bad request,
+    /// or no service): its reason.
+    case service(String)
 
     public var description: String {
         switch self {
@@ -38,6 +41,7 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
         case let .rateLimited(perSecond): return "rate limit of \(perSecond) feedbacks a second reached"
         case .unmapped: return "no plan for it in the mapping"
         case let .fault(text): return "chip fault: \(text)"
+        case let .service(text): return "hapticd: \(text)"
         }
     }
 }

@@ -169,7 +169,7 @@ public final class HapticEngine: Sendable {
     }
 
     /// A generator that held the prepared state is gone; with no holder left the chip may sleep.
-    func releasePreparation(holder: ObjectIdentifier) {
+    public func releasePreparation(holder: ObjectIdentifier) {
         withCore { $0.release(holder: holder) }
         worker.wake()
     }

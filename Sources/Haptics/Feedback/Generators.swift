@@ -11,18 +11,46 @@ extension HapticEngine {
     }
 }
 
-/// Base of the generators: a cheap handle onto an engine. Releasing the last generator that
-/// prepared lets the chip go back to standby, as Apple documents for deallocation.
+/// Where feedback goes: an engine in this process (`HapticEngine`), or the system service that
+/// owns the chip for every program (HapticsService's `ServiceFeedbackTarget`). Generators and
+/// `SensoryFeedback` work the same on either.
+public protocol FeedbackTarget: AnyObject, Sendable {
+    /// Plays `feedback` now; says whether it was played and if not why.
+    @discardableResult func play(_ feedback: Feedback) -> FeedbackOutcome
+    /// Readies the chip for `feedback` in the next few seconds, on behalf of `holder`.
+    func prepare(_ feedback: Feedback, holder: ObjectIdentifier?)
+    /// `holder` (a generator) is gone: its preparation may lapse.
+    func releasePreparation(holder: ObjectIdentifier)
+}
+
+extension HapticEngine: FeedbackTarget {}
+
+/// The target of generators made without an engine: `HapticEngine.shared` when one is set, else
+/// the target set here (an app that uses the system service sets it once at start-up, e.g. with
+/// `ServiceFeedbackTarget.connectIfRunning()`).
+public enum FeedbackTargets {
+    private static let fallback = Locked<(any FeedbackTarget)?>(nil)
+    /// Used when `HapticEngine.shared` is nil.
+    public static var service: (any FeedbackTarget)? {
+        get { fallback.withLock { $0 } }
+        set { fallback.withLock { $0 = newValue } }
+    }
+    /// What a generator without an engine of its own uses.
+    public static var current: (any FeedbackTarget)? { HapticEngine.shared ?? service }
+}
+
+/// Base of the generators: a cheap handle onto an engine (or the system service). Releasing the
+/// last generator that prepared lets the chip go back to standby, as Apple documents for deallocation.
 public class FeedbackGenerator: @unchecked Sendable {
-    // Immutable after init; the engine is thread-safe.
-    let engine: HapticEngine?
+    // Immutable after init; the target is thread-safe.
+    let target: (any FeedbackTarget)?
 
-    init(engine: HapticEngine?) { self.engine = engine ?? HapticEngine.shared }
+    init(engine: HapticEngine?) { target = engine ?? FeedbackTargets.current }
 
-    deinit { engine?.releasePreparation(holder: ObjectIdentifier(self)) }
+    deinit { target?.releasePreparation(holder: ObjectIdentifier(self)) }
 
-    func prepare(for feedback: Feedback) { engine?.prepare(feedback, holder: ObjectIdentifier(self)) }
-    func fire(_ feedback: Feedback) { engine?.play(feedback) }
+    func prepare(for feedback: Feedback) { target?.prepare(feedback, holder: ObjectIdentifier(self)) }
+    func fire(_ feedback: Feedback) { target?.play(feedback) }
 }
 
 /// A collision, as `UIImpactFeedbackGenerator`.
