@@ -19,5 +19,11 @@ let package = Package(
         .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: "Haptics", package: root),
                                                      .product(name: "DRV2605", package: root)],
                           swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
-    }
+    } + [
+        // hapticd's request path: frames and JSON from a client, handled on the simulated chip.
+        .executableTarget(name: "FuzzServiceRequest", dependencies: ["FuzzSupport", .product(name: "HapticsService", package: root),
+                                                                     .product(name: "HapticsTesting", package: root),
+                                                                     .product(name: "DRV2605", package: root)],
+                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
+    ]
 )
