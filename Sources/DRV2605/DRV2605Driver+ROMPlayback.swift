@@ -172,13 +172,14 @@ extension DRV2605Driver {
         try checkFaults()
     }
 
-    /// Plays a sequence and waits for it to finish, with a deadline from its estimated length.
+    /// Plays a sequence and waits for GO to clear, up to a generous deadline: three times its
+    /// estimated length plus the margin (the estimates are ours; TI publishes no lengths).
     public func playAndWait(_ sequence: WaveformSequence) throws(DRV2605Error) {
         let start = clock.now
         try play(sequence)
         let estimate = sequence.estimatedDuration
         try waitUntilIdle(expectedEnd: start.advanced(by: estimate),
-                          deadline: start.advanced(by: estimate + options.completionMargin + options.wakeDelay))
+                          deadline: start.advanced(by: estimate * 3 + options.completionMargin + options.wakeDelay))
     }
 
     /// Reads STATUS and throws `.fault` if over-current or over-temperature latched.

@@ -27,7 +27,7 @@ public final class DRV2605Driver {
         /// resetting (a DEV_RESET whose acknowledge was lost, a previous run's reset) answers
         /// within milliseconds. An absent chip costs this much before it is reported.
         public var startupAnswerDeadline: Duration = .milliseconds(20)
-        /// Added to a sequence's estimated length to make its completion deadline.
+        /// Added to three times a sequence's estimated length to make its completion deadline.
         public var completionMargin: Duration = .milliseconds(500)
         /// Whether registers keep their values while EN is low. UNCONFIRMED (Linux assumes so);
         /// `false` rewrites the configuration after every EN wake, which is always safe.

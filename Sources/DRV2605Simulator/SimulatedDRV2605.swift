@@ -34,6 +34,10 @@ public final class SimulatedDRV2605: I2CBus {
         public var calibrationDurations: [Duration] = [.milliseconds(250), .milliseconds(350), .milliseconds(600), .milliseconds(1100)]
         /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
         public var oneMillisecondIntervalShortensEffects = true
+        /// How long ROM effects really last, as a multiple of `Effect.estimatedDuration`. TI
+        /// publishes no effect lengths, so the estimates are ours; a test sets this to 2 (or 0.5)
+        /// to show that nothing depends on an estimate being right.
+        public var effectLengthScale = 1.0
         /// The defaults above: the stricter chip where the datasheet is silent.
         public init() {}
     }
@@ -342,7 +346,7 @@ public final class SimulatedDRV2605: I2CBus {
             guard let effect = Effect(rawValue: byte) else {
                 continue // 124-127: nothing in ROM
             }
-            var duration = effect.estimatedDuration
+            var duration = effect.estimatedDuration * max(0.01, options.effectLengthScale)
             if fast { duration = duration / 5 }
             let audible = options.part.hasROMLibrary && library != .empty && actuator.connected && !actuator.shorted
             let levels = EffectEnvelope.levels(for: effect, duration: duration, tick: tick)

@@ -30,10 +30,10 @@ public struct EngineRig {
     /// policy file is never read (`HapticEngine.Options.isolated`), whatever `options` says: a test
     /// must not change behaviour with the machine it runs on.
     public init(actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false,
-                options: HapticEngine.Options = .isolated) throws {
+                options: HapticEngine.Options = .isolated, chipOptions: SimulatedDRV2605.Options = .init()) throws {
         var options = options
         options.readsSystemPolicy = false
-        chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))
+        chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator), options: chipOptions)
         self.enable = enable ? chip.makeEnableLine() : nil
         self.trigger = trigger ? chip.makeTriggerLine() : nil
         let configuration = try DRV2605Configuration(.typical(actuator), library: actuator == .erm ? .ermB : nil)

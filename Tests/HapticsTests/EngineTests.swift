@@ -340,8 +340,8 @@ import Testing
         rig.chip.goStuck = true
         let estimate = try #require(rig.engine.mapping.plan(for: .notification(.warning))?.estimatedDuration)
         #expect(rig.engine.play(.notification(.warning)) == .played)
-        let margin = HapticEngine.Options().completionMargin
-        rig.advance(estimate + margin - .milliseconds(20))
+        let options = HapticEngine.Options()
+        rig.advance(estimate * options.completionFactor + options.completionMargin - .milliseconds(20))
         #expect(rig.chip.registers[.go] & 1 == 1, "stopped before the deadline")
         rig.advance(.milliseconds(40))
         #expect(rig.chip.registers[.go] & 1 == 0, "GO still set past the deadline")
@@ -404,5 +404,24 @@ import Testing
         #expect(rig.engine.play(weak) == .played)
         #expect(rig.chip.transactionCount - before == 1)
         #expect(rig.chip.registers[.waveformSequence1] == 2) // WAV_FRM_SEQ1 holds effect 2
+    }
+}
+
+/// TI publishes no effect lengths, so ours are estimates. Completion follows GO clearing, so an
+/// effect that really lasts twice (or half) the estimate plays to its end; one stuck far past it
+/// is stopped (`CompletionTests`).
+@Suite struct EffectLengthTests {
+    @Test(arguments: [0.5, 2.0])
+    func aWrongEstimateDoesNotCutTheEffect(scale: Double) throws {
+        var chip = SimulatedDRV2605.Options()
+        chip.effectLengthScale = scale
+        let rig = try EngineRig(chipOptions: chip)
+        let start = rig.clock.now
+        #expect(rig.engine.play(.vibration(.default)) == .played) // effect 16, estimated 1 s
+        rig.advance(.seconds(4))
+        let driven = rig.chip.output.activeSeconds(from: start, to: rig.clock.now)
+        #expect(abs(driven - scale) < 0.05, "driven \(driven) s of an effect that lasts \(scale) s")
+        #expect(rig.chip.registers[ModeRegister.self].standby, "standby once GO cleared")
+        #expect(rig.engine.statistics.failures == 0)
     }
 }

@@ -125,7 +125,7 @@ final class EngineCore {
                 try driver.play(sequence)
                 let start = max(now, clock.now)
                 busyUntil = start.advanced(by: sequence.estimatedDuration)
-                completionDeadline = busyUntil?.advanced(by: options.completionMargin)
+                completionDeadline = start.advanced(by: sequence.estimatedDuration * max(1, options.completionFactor) + options.completionMargin)
             case let .realTime(realTime):
                 noteAwake(true)
                 try driver.beginRealTimePlayback()
@@ -164,7 +164,7 @@ final class EngineCore {
         let duration = mapping.plan(for: feedback, scale: options.policy.intensityScale)?.estimatedDuration ?? .zero
         driver.noteExternalTrigger()
         busyUntil = now.advanced(by: duration)
-        completionDeadline = busyUntil?.advanced(by: options.completionMargin)
+        completionDeadline = now.advanced(by: duration * max(1, options.completionFactor) + options.completionMargin)
         counts.played += 1
         counts.lastTrigger = BusCounters()
         recentTriggers.append(now)

@@ -20,8 +20,13 @@ public final class HapticEngine: Sendable {
         public var prepareCap: Duration = .seconds(10)
         /// After this long without feedback the chip goes to EN shutdown (when EN is wired).
         public var shutdownAfterIdle: Duration = .seconds(30)
-        /// Extra time to wait for GO to clear beyond an effect's estimated length.
+        /// Extra time to wait for GO to clear beyond `completionFactor` × an effect's estimated length.
         public var completionMargin: Duration = .milliseconds(500)
+        /// Completion follows GO clearing; only a GO still set after this many times the estimated
+        /// length (plus `completionMargin`) counts as stuck and is stopped. Generous, because TI
+        /// publishes no effect lengths and ours are estimates: a real effect twice as long as
+        /// estimated still plays to its end.
+        public var completionFactor = 3.0
         /// The app's own policy. The system policy file (`HapticsPolicy.defaultPath`) is combined
         /// with it at start-up when `readsSystemPolicy` is set: it can only make haptics quieter.
         public var policy = HapticsPolicy()
