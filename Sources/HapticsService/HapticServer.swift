@@ -93,10 +93,10 @@ public final class HapticServer: Sendable {
     public var clientCount: Int { clients.withLock { $0.count } }
 
     private func admit(_ connection: UnixConnection) {
-        let id = nextClient.withLock { id -> Int? in
-            id += 1
-            return id
-        }!
+        let id = nextClient.withLock { last -> Int in
+            last += 1
+            return last
+        }
         let accepted = clients.withLock { clients -> Bool in
             guard clients.count < options.maximumClients else { return false }
             clients[id] = connection
