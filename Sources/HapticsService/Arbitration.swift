@@ -79,13 +79,16 @@ public struct ServiceArbiter: Sendable {
 
     /// What the actuator is doing, as far as arbitration is concerned.
     public struct Playing: Sendable, Equatable {
+        /// How much it matters.
         public var importance: Importance
+        /// The application it plays for.
         public var app: String
         /// The connection it came from: its leaving stops it.
         public var client: Int
         /// When it will have finished by itself.
         public var until: ClockInstant
     }
+    /// What plays, as far as arbitration knows (it may have ended by itself: see `current(at:)`).
     public private(set) var playing: Playing?
 
     /// Whether a request may play, and if not why.
@@ -94,6 +97,7 @@ public struct ServiceArbiter: Sendable {
         case drop(String)
     }
 
+    /// Everything at `full`, nothing playing, important requests allowed.
     public init() {}
 
     /// Sets `app`'s profile (`nil` forgets it).

@@ -6,7 +6,9 @@ import Haptics
 public enum FeedbackdEvent {
     /// One event: the feedback that plays it and how much it matters.
     public struct Mapping: Sendable, Equatable {
+        /// The feedback's name, as `Feedback(name:)` reads it.
         public var feedback: String
+        /// The event's importance for arbitration.
         public var importance: Importance
     }
 

@@ -15,7 +15,9 @@ public final class ForceFeedbackBridge: Sendable {
     /// Drive levels change at most this often (a rendering step).
     static let step = 0.02
 
+    /// The device clients talk to.
     public let device: any ForceFeedbackDevice
+    /// The server whose engine and arbitration play the effects.
     public let server: HapticServer
     /// How much force feedback matters against the socket's clients.
     public let importance: Importance
@@ -30,6 +32,7 @@ public final class ForceFeedbackBridge: Sendable {
     private let state = Locked(State())
     private let logger: Logger
 
+    /// A bridge from `device` to `server`; nothing is read until `start()`.
     public init(device: any ForceFeedbackDevice, server: HapticServer, importance: Importance = .ui, logger: Logger = Logger(label: "hapticd")) {
         self.device = device
         self.server = server

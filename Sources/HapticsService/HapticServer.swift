@@ -19,11 +19,13 @@ public final class HapticServer: Sendable {
         public var idleDeadline: Duration = .seconds(600)
         /// Longest pattern or sequence played for a client.
         public var maximumPlaySeconds = 120.0
+        /// The defaults above.
         public init() {}
     }
 
     /// Who is asking: one connection.
     public struct Client: Sendable {
+        /// The connection's number (force feedback plays as a negative one).
         public var id: Int
         /// The application name used for profiles: the request's `app`, else the peer process's name.
         public var app: String
@@ -33,6 +35,7 @@ public final class HapticServer: Sendable {
         /// that call `handle` directly.
         public var connection: UnixConnection?
 
+        /// A client as the server sees it.
         public init(id: Int, app: String, uid: UInt32, connection: UnixConnection? = nil) {
             self.id = id
             self.app = app
@@ -41,9 +44,11 @@ public final class HapticServer: Sendable {
         }
     }
 
+    /// The chip's engine; only the server drives it.
     public let engine: HapticEngine
     /// How `status` names the device ("simulated DRV2605L with an LRA", "/dev/i2c-1 0x5A").
     public let device: String
+    /// The limits in force.
     public let options: Options
     let logger: Logger
     let arbiter = Locked(ServiceArbiter())
@@ -366,6 +371,7 @@ public final class HapticServer: Sendable {
 
     /// Why an in-process source's pattern was not started.
     public struct NotPlayed: Error, Equatable {
+        /// Why, in words.
         public var message: String
     }
 

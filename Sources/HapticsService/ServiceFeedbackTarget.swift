@@ -35,6 +35,7 @@ public final class ServiceFeedbackTarget: FeedbackTarget {
         return true
     }
 
+    /// Asks the daemon to play `feedback` (one round trip, about 0.2 ms); `.dropped(.service(reason))` says why not.
     public func play(_ feedback: Feedback) -> FeedbackOutcome {
         var request = ServiceRequest(.play)
         request.feedback = feedback.kind.name
@@ -45,6 +46,7 @@ public final class ServiceFeedbackTarget: FeedbackTarget {
         return reply.outcome == "played" ? .played : .dropped(.service(reply.reason ?? reply.error?.rawValue ?? "dropped"))
     }
 
+    /// Asks the daemon to wake the chip and preload `feedback`.
     public func prepare(_ feedback: Feedback, holder: ObjectIdentifier?) {
         var request = ServiceRequest(.prepare)
         request.feedback = feedback.kind.name

@@ -22,6 +22,7 @@ public enum ServiceFrame {
         /// The payload is not the JSON this message needs.
         case malformed(String)
 
+        /// What went wrong, for a reply's `reason` and the log.
         public var description: String {
             switch self {
             case let .tooLarge(length): return "a message of \(length) bytes is over the limit of \(ServiceFrame.maximumLength)"

@@ -22,6 +22,7 @@ public struct ServiceRequest: Codable, Sendable, Equatable {
     public var version: Int
     /// Echoed in the reply, for clients that pipeline.
     public var id: Int?
+    /// What is asked.
     public var op: Operation
     /// The application the request comes from (feedbackd's `app_id`, e.g. `org.example.Kiosk`).
     /// Profiles are kept per application; without it the daemon uses the peer's process name.
@@ -78,7 +79,9 @@ public struct ServiceReply: Codable, Sendable, Equatable {
         case busy
     }
 
+    /// The protocol version the daemon speaks.
     public var version = ServiceFrame.version
+    /// The request's `id`, echoed.
     public var id: Int?
     /// True when the request did what it asked (`played` for a play).
     public var ok: Bool
@@ -86,9 +89,11 @@ public struct ServiceReply: Codable, Sendable, Equatable {
     public var outcome: String?
     /// Why it was dropped, or what went wrong, in words.
     public var reason: String?
+    /// Set when the request was refused before anything was tried.
     public var error: ErrorCode?
     /// Seconds from receiving the request to the end of playback, for play.
     public var playedSeconds: Double?
+    /// For status.
     public var status: ServiceStatus?
 
     /// A reply; `ok` says whether the request did what it asked.
@@ -110,7 +115,9 @@ public struct ServiceReply: Codable, Sendable, Equatable {
 public struct ServiceStatus: Codable, Sendable, Equatable {
     /// "simulated DRV2605L with an LRA", or the bus and address.
     public var device: String
+    /// DRV2605L, DRV2605...
     public var part: String
+    /// LRA or ERM.
     public var actuator: String
     /// STANDBY as the chip reports it.
     public var standby: Bool
@@ -118,6 +125,7 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var go: Bool
     /// The engine's belief: shutdown, standby or ready.
     public var power: String
+    /// Everyone's profile.
     public var globalProfile: FeedbackProfile
     /// The profile of the asking client's application, if one was set.
     public var appProfile: FeedbackProfile?
@@ -125,6 +133,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var clients: Int
     /// What plays now and for whom, if anything.
     public var playing: String?
+    /// Requests played since the daemon started.
     public var played: Int
+    /// Requests dropped since the daemon started (arbitration, profiles, chip faults).
     public var dropped: Int
 }

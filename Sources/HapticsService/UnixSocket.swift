@@ -7,11 +7,16 @@ import Musl
 
 /// Why the service's socket could not be used, with what to do about it.
 public struct ServiceSocketError: Error, CustomStringConvertible, Equatable {
+    /// What was being done ("connect to", "listen on"...).
     public var operation: String
+    /// The socket.
     public var path: String
+    /// The system's error, when there was one.
     public var errno: Int32?
+    /// What happened, in words.
     public var detail: String
 
+    /// One line, with a hint at what to do.
     public var description: String {
         var text = "\(operation) \(path): \(detail)"
         if let errno { text += " (\(String(cString: strerror(errno))))" }
@@ -159,6 +164,7 @@ public final class UnixListener: @unchecked Sendable {
     private let descriptor: Int32
     private let closed = NSLock()
     private var isClosed = false
+    /// Where it listens.
     public let path: String
 
     /// Binds and listens at `path`, replacing a stale socket file left by a daemon that died

@@ -19,11 +19,16 @@ public struct ForceFeedbackEffect: Sendable, Equatable {
 
     /// How the effect fades in and out (`struct ff_envelope`), levels 0...1 of the effect's own.
     public struct Envelope: Sendable, Equatable {
+        /// How long the fade-in lasts.
         public var attackLength: Duration
+        /// Where the fade-in starts, 0...1 of the effect's level.
         public var attackLevel: Double
+        /// How long the fade-out at the end lasts.
         public var fadeLength: Duration
+        /// Where the fade-out ends, 0...1 of the effect's level.
         public var fadeLevel: Double
 
+        /// An envelope; the defaults change nothing.
         public init(attackLength: Duration = .zero, attackLevel: Double = 1, fadeLength: Duration = .zero, fadeLevel: Double = 1) {
             self.attackLength = attackLength
             self.attackLevel = attackLevel
@@ -34,13 +39,16 @@ public struct ForceFeedbackEffect: Sendable, Equatable {
 
     /// The id the kernel gave it (what play, stop and erase name).
     public var id: Int
+    /// What the effect is.
     public var kind: Kind
     /// How long one playback lasts; zero means until stopped.
     public var length: Duration
     /// The wait between the play request and the start.
     public var delay: Duration
+    /// Its fade-in and fade-out (none for rumble).
     public var envelope: Envelope
 
+    /// An effect as uploaded.
     public init(id: Int, kind: Kind, length: Duration, delay: Duration = .zero, envelope: Envelope = Envelope()) {
         self.id = id
         self.kind = kind
@@ -75,11 +83,16 @@ public protocol ForceFeedbackDevice: AnyObject, Sendable {
 
 /// Why the force-feedback device could not be made or read, with what to do.
 public struct ForceFeedbackDeviceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being done.
     public var operation: String
+    /// The device file.
     public var path: String
+    /// The system's error, when there was one.
     public var errno: Int32?
+    /// What happened and what to do.
     public var detail: String
 
+    /// An error of `operation` on `path`.
     public init(operation: String, path: String, errno: Int32?, detail: String) {
         self.operation = operation
         self.path = path
@@ -87,6 +100,7 @@ public struct ForceFeedbackDeviceError: Error, Sendable, Equatable, CustomString
         self.detail = detail
     }
 
+    /// One line for people.
     public var description: String {
         "\(operation) \(path): \(detail)" + (errno.map { " (errno \($0))" } ?? "")
     }
