@@ -243,7 +243,8 @@ public final class HapticServer: Sendable {
             device: device, part: engine.capabilities.part.description, actuator: engine.capabilities.actuator.description,
             standby: file[ModeRegister.self].standby, go: file[GoRegister.self].go, power: "\(engine.powerState)",
             globalProfile: global, appProfile: app, clients: clientCount,
-            playing: playing.map { "\($0.importance.rawValue) feedback of \($0.app)" }, played: played, dropped: dropped)
+            playing: playing.map { "\($0.importance.rawValue) feedback of \($0.app)" }, played: played, dropped: dropped,
+            awakeSeconds: engine.statistics.awakeSeconds)
         return reply
     }
 

@@ -137,4 +137,7 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var played: Int
     /// Requests dropped since the daemon started (arbitration, profiles, chip faults).
     public var dropped: Int
+    /// Seconds the chip has been out of standby since the daemon started: what it cost in power,
+    /// and proof after the fact that something drove it.
+    public var awakeSeconds: Double
 }

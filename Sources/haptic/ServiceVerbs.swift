@@ -42,7 +42,8 @@ enum ServiceCall {
                     object["power"] = status.power
                     object["service"] = ["clients": status.clients, "globalProfile": status.globalProfile.rawValue,
                                          "appProfile": status.appProfile.map { $0.rawValue as Any } ?? NSNull(), "playing": status.playing.map { $0 as Any } ?? NSNull(),
-                                         "played": status.played, "dropped": status.dropped]
+                                         "played": status.played, "dropped": status.dropped,
+                                         "awakeSeconds": status.awakeSeconds]
                 }
             }
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) {

@@ -44,6 +44,8 @@ final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendabl
         #expect(rig.chip.output.level(at: rig.clock.now) == 0)
         #expect(rig.chip.registers[ModeRegister.self].standby)
         #expect(bridge.counts == (1, 1))
+        let awake = rig.engine.statistics.awakeSeconds
+        #expect(awake >= 5 && awake < 5.2, "awake \(awake) s")
     }
 
     @Test func stopAndEraseStopAtOnce() {

@@ -246,7 +246,11 @@ public final class HapticEngine: Sendable {
     /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
     /// (a newer feedback preempted the player, or `stop()` was called).
     func withExclusive<T>(_ token: UInt64, _ body: (DRV2605Driver) throws -> T) throws -> T? {
-        try core.withLock { core in core.owns(token) ? try body(core.driver) : nil }
+        try core.withLock { core in
+            guard core.owns(token) else { return nil }
+            defer { core.noteAwake(core.driver.power == .ready) } // a pattern's time counts as awake
+            return try body(core.driver)
+        }
     }
 
     /// Whether `token` still owns the chip.
