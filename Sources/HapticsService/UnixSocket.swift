@@ -1,4 +1,5 @@
 import Foundation
+import HardwareAccess
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -103,15 +104,23 @@ public final class UnixConnection: @unchecked Sendable {
     /// What `waitForInput` saw.
     public enum Readiness: Equatable { case readable, timedOut, closed }
 
-    /// Waits up to `timeout` for bytes (or the peer's hang-up).
+    /// Waits up to `timeout` for bytes (or the peer's hang-up). A signal does not cut the wait
+    /// short (seen under qemu-user: an interrupted poll taken for a timeout lost a reply).
     public func waitForInput(timeout: Duration) -> Readiness {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(clamping: max(0, timeout.nanoseconds / 1_000_000))
-        let result = poll(&entry, 1, milliseconds)
-        if result == 0 { return .timedOut }
-        if result < 0 { return errno == EINTR ? .timedOut : .closed }
-        if entry.revents & Int16(POLLIN) != 0 { return .readable }
-        return .closed
+        let deadline = SystemClock.shared.now.advanced(by: timeout)
+        while true {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let remaining = deadline.duration(since: SystemClock.shared.now)
+            let milliseconds = Int32(clamping: max(0, (remaining.nanoseconds + 999_999) / 1_000_000))
+            let result = poll(&entry, 1, milliseconds)
+            if result == 0 { return .timedOut }
+            if result < 0 {
+                if errno == EINTR, SystemClock.shared.now < deadline { continue }
+                return errno == EINTR ? .timedOut : .closed
+            }
+            if entry.revents & Int16(POLLIN) != 0 { return .readable }
+            return .closed
+        }
     }
 
     /// Whether the peer has closed its end (without consuming any of its bytes).

@@ -200,8 +200,9 @@ extension ServiceRequest {
                 guard let client = try? HapticServiceClient(socketPath: path) else { return }
                 var play = ServiceRequest(.play)
                 play.feedback = index % 2 == 0 ? "impact-light" : "selection"
-                let reply = try? client.send(play)
-                outcomes.withLock { $0.append(reply?.outcome ?? "no reply") }
+                let outcome: String
+                do { outcome = try client.send(play).outcome ?? "no outcome" } catch { outcome = "error: \(error)" }
+                outcomes.withLock { $0.append(outcome) }
             }.start()
         }
         #expect(group.wait(timeout: .now() + 10) == .success)
