@@ -360,13 +360,13 @@ public final class HapticServer: Sendable {
         case let .pattern(rendered, _):
             let player = PatternPlayer(engine: engine, pattern: rendered)
             player.start()
-            let outcome = waitWhileConnected(client, seconds: seconds) { player.outcome != nil } onLeave: { player.cancel() }
-            return finished(outcome.flatMap { _ in player.outcome.map { "\($0)" } }, finishedValue: "finished", client: client, since: received)
+            return waitWhileConnected(client, seconds: seconds, since: received,
+                                      outcome: { player.outcome.map { ($0 == .finished, "\($0)") } }, cancel: { player.cancel() })
         case .sequence:
             guard let sequencePlayer else { return .failure(.fault, "internal: no sequence") }
             sequencePlayer.start()
-            let outcome = waitWhileConnected(client, seconds: seconds) { sequencePlayer.outcome != nil } onLeave: { sequencePlayer.cancel() }
-            return finished(outcome.flatMap { _ in sequencePlayer.outcome.map { "\($0)" } }, finishedValue: "finished", client: client, since: received)
+            return waitWhileConnected(client, seconds: seconds, since: received,
+                                      outcome: { sequencePlayer.outcome.map { ($0 == .finished, "\($0)") } }, cancel: { sequencePlayer.cancel() })
         }
     }
 
@@ -408,33 +408,26 @@ public final class HapticServer: Sendable {
         }
     }
 
-    /// Waits for `isDone` while the client is still there; when it leaves, `onLeave` runs at
-    /// once. Returns nil when the client left.
-    private func waitWhileConnected(_ client: Client, seconds: Double, isDone: @escaping () -> Bool, onLeave: () -> Void) -> Bool? {
+    /// Waits for a pattern or sequence to end while the client is still there; one that leaves
+    /// (or a timeout, or the server stopping) has it cancelled at once. The reply says how it ended.
+    private func waitWhileConnected(_ client: Client, seconds: Double, since start: ClockInstant,
+                                    outcome: @escaping () -> (finished: Bool, text: String)?, cancel: () -> Void) -> ServiceReply {
         var left = false
         _ = engine.clock.wait(until: {
-            if isDone() { return true }
+            if outcome() != nil { return true }
             if let connection = client.connection, connection.peerHasLeft { left = true; return true }
             return stopping.withLock { $0 }
         }, timeout: .secondsClamped(seconds + 5))
-        if left || !isDone() {
-            onLeave()
-            arbiter.withLock { $0.ended(client: client.id) }
-            return left ? nil : false
-        }
-        return true
-    }
-
-    private func finished(_ outcome: String?, finishedValue: String, client: Client, since start: ClockInstant) -> ServiceReply {
+        if left || outcome() == nil { cancel() }
         arbiter.withLock { $0.ended(client: client.id) }
-        guard let outcome else { return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "the client left") }
+        guard !left, let end = outcome() else { return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "the client left") }
         var reply: ServiceReply
-        if outcome == finishedValue {
+        if end.finished {
             counts.withLock { $0.played += 1 }
             reply = ServiceReply(id: nil, ok: true, outcome: "played")
         } else {
             counts.withLock { $0.dropped += 1 }
-            reply = ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "ended \(outcome) (a more important feedback, a stop, or a chip fault)")
+            reply = ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "ended \(end.text) (a more important feedback, a stop, or a chip fault)")
         }
         reply.playedSeconds = engine.clock.now.duration(since: start).secondsDouble
         return reply

@@ -116,14 +116,13 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
         default:
             return nil
         }
-        if case .rumble = kind {
-            return ForceFeedbackEffect(id: Int(raw.id), kind: kind, length: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.length_ms))),
-                                       delay: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.delay_ms))))
+        let milliseconds = { (value: Int32) in Duration.milliseconds(Int(UInt16(truncatingIfNeeded: value))) }
+        var envelope = ForceFeedbackEffect.Envelope() // rumble has none
+        if case .rumble = kind {} else {
+            envelope = .init(attackLength: milliseconds(raw.attack_length_ms), attackLevel: unsigned(raw.attack_level),
+                             fadeLength: milliseconds(raw.fade_length_ms), fadeLevel: unsigned(raw.fade_level))
         }
-        let envelope = ForceFeedbackEffect.Envelope(
-            attackLength: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.attack_length_ms))), attackLevel: unsigned(raw.attack_level),
-            fadeLength: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.fade_length_ms))), fadeLevel: unsigned(raw.fade_level))
-        return ForceFeedbackEffect(id: Int(raw.id), kind: kind, length: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.length_ms))),
-                                   delay: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.delay_ms))), envelope: envelope)
+        return ForceFeedbackEffect(id: Int(raw.id), kind: kind, length: milliseconds(raw.length_ms),
+                                   delay: milliseconds(raw.delay_ms), envelope: envelope)
     }
 }
