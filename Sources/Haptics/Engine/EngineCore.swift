@@ -328,10 +328,10 @@ final class EngineCore {
     // MARK: - Bookkeeping
 
     func noteAwake(_ awake: Bool) {
-        let now = clock.now
-        if awake, awakeSince == nil { awakeSince = now }
+        // Called on every pattern write: the clock is read only when the state changes.
+        if awake, awakeSince == nil { awakeSince = clock.now }
         if !awake, let since = awakeSince {
-            counts.awakeSeconds += now.duration(since: since).secondsDouble
+            counts.awakeSeconds += clock.now.duration(since: since).secondsDouble
             awakeSince = nil
         }
     }
