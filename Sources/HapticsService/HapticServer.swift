@@ -55,6 +55,7 @@ public final class HapticServer: Sendable {
     private let clients = Locked<[Int: UnixConnection]>([:])
     private let nextClient = Locked(0)
     private let listener = Locked<UnixListener?>(nil)
+    private let acceptEnded = Locked<DispatchSemaphore?>(nil)
     private let stopping = Locked(false)
     private let counts = Locked((played: 0, dropped: 0))
     private let daemonUID = getuid()
@@ -73,9 +74,16 @@ public final class HapticServer: Sendable {
     public func start(socketPath: String) throws(ServiceSocketError) {
         let listening = try UnixListener(path: socketPath)
         listener.withLock { $0 = listening }
+        let acceptEnded = DispatchSemaphore(value: 0)
+        self.acceptEnded.withLock { $0 = acceptEnded }
         let thread = Thread { [self] in
+            defer { acceptEnded.signal() }
             while !stopping.withLock({ $0 }) {
                 guard let connection = listening.accept(timeout: .milliseconds(200)) else { continue }
+                guard !stopping.withLock({ $0 }) else {
+                    connection.close()
+                    break
+                }
                 admit(connection)
             }
         }
@@ -89,7 +97,13 @@ public final class HapticServer: Sendable {
     @discardableResult
     public func stop() -> Bool {
         stopping.withLock { $0 = true }
-        listener.withLock { $0?.close() }
+        listener.withLock { listening in
+            listening?.close()
+            listening = nil
+        }
+        // The accept thread notices within its 200 ms poll; waiting for it means no connection
+        // is admitted to a server that has stopped.
+        if let acceptEnded = acceptEnded.withLock({ $0 }) { _ = acceptEnded.wait(timeout: .now() + 1) }
         for connection in clients.withLock({ Array($0.values) }) { connection.shutDown() }
         return engine.shutdown()
     }

@@ -205,25 +205,31 @@ public final class UnixListener: @unchecked Sendable {
     public func accept(timeout: Duration) -> UnixConnection? {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard !closed.withLock({ isClosed }),
-              poll(&entry, 1, Int32(clamping: timeout.nanoseconds / 1_000_000)) > 0 else { return nil }
+              poll(&entry, 1, Int32(clamping: timeout.nanoseconds / 1_000_000)) > 0,
+              !closed.withLock({ isClosed }) else { return nil }
         let fd = Glibc.accept(descriptor, nil, nil)
         guard fd >= 0 else { return nil }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return UnixConnection(descriptor: fd, path: path)
     }
 
-    /// Stops listening and removes the socket file.
+    /// Stops listening and removes the socket file. The descriptor itself stays open until the
+    /// listener is released: a thread still inside `accept` must never poll a number the
+    /// system has already handed to someone else's socket.
     public func close() {
         let first = closed.withLock { () -> Bool in
             defer { isClosed = true }
             return !isClosed
         }
         guard first else { return }
-        Glibc.close(descriptor)
+        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
         unlink(path)
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        Glibc.close(descriptor)
+    }
 }
 
 /// `struct ucred` (SO_PEERCRED's answer), which Glibc's Swift module leaves out (it needs

@@ -188,6 +188,22 @@ extension ServiceRequest {
         #expect(eventually { server.handle(ServiceRequest(.status), from: observer).status?.standby == true }, "not back in standby")
     }
 
+    /// A stopped daemon admits nobody, even when the next daemon's socket is opened at once (the
+    /// old accept loop once took clients of the next test's socket and hung up on them).
+    @Test func aStoppedServerLeavesTheNextServersClientsAlone() throws {
+        #expect(server.stop())
+        #expect(throws: ServiceSocketError.self) { try UnixConnection.connect(to: path) }
+        let next = HapticServer(engine: engine, device: "simulated")
+        let nextPath = path + ".next"
+        try next.start(socketPath: nextPath)
+        defer { next.stop() }
+        for _ in 0..<10 {
+            let client = try HapticServiceClient(socketPath: nextPath)
+            #expect(try client.send(ServiceRequest(.status)).ok)
+        }
+        #expect(server.clientCount == 0)
+    }
+
     @Test func manyClientsAtOnceAllGetAnAnswer() throws {
         defer { server.stop() }
         let outcomes = Locked<[String]>([])
