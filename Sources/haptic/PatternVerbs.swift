@@ -5,6 +5,7 @@ import Foundation
 import HardwareAccess
 import Haptics
 import HapticsService
+import HapticsTesting
 import LinuxHardware
 
 /// Options shared by the verbs that read pattern files.
@@ -118,25 +119,7 @@ struct Render: ParsableCommand {
         try CLIError.reporting {
             let document = try patternOptions.read(file)
             let rendered = try patternOptions.renderer().render(document.pattern)
-            let type = actuator.type
-            // Play it on a simulated chip on a virtual clock and record the actuator.
-            let clock = VirtualClock()
-            let chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: type))
-            chip.keepsTrace = false
-            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(ActuatorSpecification.typical(type), library: type == .erm ? .ermB : nil), clock: clock)
-            clock.advance(by: .milliseconds(10))
-            let start = clock.now
-            let player = PatternPlayer(engine: engine, pattern: rendered)
-            player.start(at: start)
-            player.runToCompletion()
-            let steps = max(rendered.samples.count, Int((clock.now.duration(since: start).secondsDouble) * rendered.rate) + 1)
-            var rows: [(Double, Double, Double, Double)] = []
-            for index in 0..<steps {
-                let time = Double(index) / rendered.rate
-                rows.append((time, index < rendered.intensity.count ? rendered.intensity[index] : 0,
-                             index < rendered.sharpness.count ? rendered.sharpness[index] : 0,
-                             chip.output.level(at: start.advanced(by: .secondsClamped(time)))))
-            }
+            let rows = try PatternPreview.rows(for: rendered, actuator: actuator.type).map { ($0.time, $0.intensity, $0.sharpness, $0.drive) }
             let text: String
             if output.lowercased().hasSuffix(".csv") {
                 text = "time_s,intensity,sharpness,drive\n" + rows.map { String(format: "%.4f,%.4f,%.4f,%.4f", $0.0, $0.1, $0.2, $0.3) }.joined(separator: "\n") + "\n"

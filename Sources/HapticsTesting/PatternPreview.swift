@@ -1,0 +1,38 @@
+import DRV2605
+import DRV2605Simulator
+import HardwareAccess
+import Haptics
+
+/// A rendered pattern played on a simulated chip on a virtual clock: what the actuator would do,
+/// beside the curves as designed. `haptic render` draws it; the studio plots it under the design.
+public enum PatternPreview {
+    /// One instant: the designed intensity and sharpness and the actuator's drive level (0...1).
+    public struct Row: Sendable, Equatable {
+        public var time: Double
+        public var intensity: Double
+        public var sharpness: Double
+        public var drive: Double
+    }
+
+    /// Plays `pattern` to its end on a fresh simulated chip driving `actuator` (a typical one of
+    /// that kind, ERM with its ROM library B) and samples it at the pattern's rate.
+    public static func rows(for pattern: RenderedPattern, actuator: ActuatorType) throws -> [Row] {
+        let clock = VirtualClock()
+        let chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))
+        chip.keepsTrace = false
+        let configuration = try DRV2605Configuration(ActuatorSpecification.typical(actuator), library: actuator == .erm ? .ermB : nil)
+        let engine = try HapticEngine(bus: chip, configuration: configuration, clock: clock)
+        clock.advance(by: .milliseconds(10))
+        let start = clock.now
+        let player = PatternPlayer(engine: engine, pattern: pattern)
+        player.start(at: start)
+        player.runToCompletion()
+        let steps = max(pattern.samples.count, Int(clock.now.duration(since: start).secondsDouble * pattern.rate) + 1)
+        return (0..<steps).map { index in
+            let time = Double(index) / pattern.rate
+            return Row(time: time, intensity: index < pattern.intensity.count ? pattern.intensity[index] : 0,
+                       sharpness: index < pattern.sharpness.count ? pattern.sharpness[index] : 0,
+                       drive: chip.output.level(at: start.advanced(by: .secondsClamped(time))))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import DRV2605
+import DRV2605Simulator
+import Foundation
+import HardwareAccess
+import Haptics
+import HapticsTesting
+import LinuxHardware
+
+/// The chip the studio plays on: the board's first chip through Linux, or a simulated chip on the
+/// real clock. Opened the way `haptic` and `hapticd` open it (`HapticBoard`), so a board file
+/// that works for one works for all.
+public final class StudioDevice: Sendable {
+    /// The chip's engine; the studio is its only user while it runs.
+    public let engine: HapticEngine
+    /// Where it plays, for people: "simulated DRV2605L with an LRA", "0x5A on /dev/i2c-1".
+    public let origin: String
+    /// The actuator kind (sets which ROM library the effects list means).
+    public let actuator: ActuatorType
+    /// Whether this is the simulated chip (its drive is recorded; a board's is not observable).
+    public var isSimulated: Bool { simulatedChip != nil }
+    /// The simulated chip, touched only inside `engine.withDriver` (under the engine's lock).
+    private nonisolated(unsafe) let simulatedChip: SimulatedDRV2605?
+
+    /// A device around an engine already opened; `simulatedChip` is the chip behind it when simulated.
+    public init(engine: HapticEngine, origin: String, actuator: ActuatorType, simulatedChip: SimulatedDRV2605? = nil) {
+        self.engine = engine
+        self.origin = origin
+        self.actuator = actuator
+        self.simulatedChip = simulatedChip
+    }
+
+    /// Opens `board` (a path or a name from Boards/), else a single breakout on `bus`
+    /// (default /dev/i2c-1); with `simulate`, a simulated chip in its place.
+    public static func open(board: String?, bus: String?, simulate: Bool) throws -> StudioDevice {
+        let file = try board.map { try BoardFile.load(BoardFile.locate($0)) } ?? BoardFile.single(bus: I2CBusPath.resolve(bus ?? "/dev/i2c-1"))
+        let simulated = simulate ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false) : nil
+        var options = HapticBoard.Options()
+        let name = file.drivers.first?.name ?? "main"
+        options.drivers = [name]
+        options.calibrations = CalibrationStore()
+        options.calibrationNamespace = simulate ? "simulated:" : ""
+        let opened = try HapticBoard.open(file, hardware: simulated ?? LinuxHardwareProvider(), clock: SystemClock.shared, options: options)
+        let chip = opened.chips[0]
+        let driver = file.drivers.first
+        let origin = simulate
+            ? "simulated \(chip.engine.capabilities.part) with an \(chip.configuration.actuator)"
+            : "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
+        return StudioDevice(engine: chip.engine, origin: origin, actuator: chip.configuration.actuator,
+                            simulatedChip: simulated?.chips[name])
+    }
+
+    /// What the actuator did from `start`, sampled `rate` times a second for `seconds`: the
+    /// simulated chip's record. Nil on a board, whose output cannot be observed.
+    public func recordedDrive(from start: ClockInstant, seconds: Double, rate: Double) -> [Double]? {
+        guard let chip = simulatedChip, seconds.isFinite, rate > 0 else { return nil }
+        let count = min(200_000, max(1, Int(seconds * rate) + 1))
+        return try? engine.withDriver { _ in
+            (0..<count).map { chip.output.level(at: start.advanced(by: .secondsClamped(Double($0) / rate))) }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import DRV2605
+import Foundation
+import HardwareAccess
+import Haptics
+import HapticsTesting
+
+/// What the studio does with the chip, without HTTP: read a pattern, play it (one at a time: a
+/// new play ends the previous one), render it on a simulated chip, audition ROM effects, and the
+/// short "feel" taps sent while a designer drags a control. The HTTP and WebSocket layers only
+/// translate to and from this type, so its tests need no server.
+public final class StudioPlayback: Sendable {
+    /// Bounds on what one request may ask for.
+    public struct Limits: Sendable {
+        /// Largest pattern body accepted (the readers' own limit is larger; a studio pattern is hand-made).
+        public var maximumPatternBytes = 4 << 20
+        /// Longest playback, loops included; then it is stopped.
+        public var maximumPlaySeconds = 120.0
+        /// Real-time updates a second.
+        public var rate = 200.0
+        /// The defaults above.
+        public init() {}
+    }
+
+    /// The answer to a play: the keys of `haptic pattern --json`, plus what the actuator did.
+    public struct PlayReport: Codable, Sendable, Equatable {
+        /// Timing of the real-time stream, in microseconds late.
+        public struct Timing: Codable, Sendable, Equatable {
+            public var medianMicroseconds: Double?
+            public var p99Microseconds: Double?
+            public var maxMicroseconds: Double?
+            public var updates: Double
+            public var missedUpdates: Double
+        }
+        /// The chip's state once playback ended (read from its registers).
+        public struct Final: Codable, Sendable, Equatable {
+            public var standby: Bool
+            public var go: Bool
+            public var rtp: Int
+            public var mode: String
+        }
+        public var file: String
+        public var format: String
+        public var curveTimes: String
+        public var designedSeconds: Double
+        public var playedSeconds: Double
+        public var renderedSeconds: Double
+        public var mode: String
+        public var events: [String: Int]
+        public var warnings: [String]
+        /// `finished`, `stopped` (by `stop` or a newer play), `cancelled` (the time limit), `preempted`, or `failed(…)`.
+        public var outcome: String
+        public var timing: Timing
+        public var final: Final?
+        /// The engine's bus totals since the studio opened the chip.
+        public var bus: [String: Int]
+        public var device: String
+        /// What the actuator did, for the plot under the design.
+        public var drive: DriveTrace
+    }
+
+    /// A drive level over time, sampled at `rate`.
+    public struct DriveTrace: Codable, Sendable, Equatable {
+        /// `simulated chip` (the chip's own record) or `rendered` (what was sent; a board's
+        /// actuator cannot be observed).
+        public var source: String
+        public var rate: Double
+        public var levels: [Double]
+    }
+
+    /// The answer to a render: the pattern's curves and the simulated actuator, row by row.
+    public struct RenderReport: Codable, Sendable, Equatable {
+        public var designedSeconds: Double
+        public var mode: String
+        public var rate: Double
+        public var time: [Double]
+        public var intensity: [Double]
+        public var sharpness: [Double]
+        public var drive: [Double]
+        public var warnings: [String]
+    }
+
+    /// A pattern read back as the studio edits it: AHAP text written by the library, so an
+    /// import shows exactly what will play, with the reader's warnings.
+    public struct ImportReport: Codable, Sendable, Equatable {
+        public var format: String
+        public var curveTimes: String
+        public var designedSeconds: Double
+        public var warnings: [String]
+        public var ahap: String
+    }
+
+    /// One ROM effect for the library panel.
+    public struct EffectEntry: Codable, Sendable, Equatable {
+        public var id: Int
+        public var name: String
+        public var estimatedMilliseconds: Int
+    }
+
+    public let device: StudioDevice
+    public let limits: Limits
+    private let current = Locked<PatternPlayer?>(nil)
+
+    /// The studio's use of `device`.
+    public init(device: StudioDevice, limits: Limits = Limits()) {
+        self.device = device
+        self.limits = limits
+    }
+
+    /// Reads a request body as a pattern file named `name` (`.haptic` means Meta's format).
+    public func document(from bytes: [UInt8], name: String) throws(StudioError) -> PatternDocument {
+        guard bytes.count <= limits.maximumPatternBytes else { throw .tooLarge(bytes: bytes.count, limit: limits.maximumPatternBytes) }
+        do {
+            return try PatternFileReader.parse(bytes, file: name, isMeta: name.lowercased().hasSuffix(".haptic") ? true : nil)
+        } catch {
+            throw error.path.isEmpty && error.line != nil ? .malformed(error) : .invalid(error)
+        }
+    }
+
+    private func rendered(_ document: PatternDocument) -> RenderedPattern {
+        PatternRenderer(rate: limits.rate).render(document.pattern)
+    }
+
+    /// Plays `document` and returns once it ended: finished, stopped by `stop()` or a newer
+    /// play, or cut at the time limit. With `loop`, it repeats until one of the last two.
+    public func play(_ document: PatternDocument, name: String, loop: Bool = false) async -> PlayReport {
+        let pattern = rendered(document)
+        let player = PatternPlayer(engine: device.engine, pattern: pattern)
+        player.loopEnabled = loop
+        let previous = current.withLock { current -> PatternPlayer? in
+            defer { current = player }
+            return current
+        }
+        previous?.stop()
+        let clock = device.engine.clock
+        let start = clock.now
+        let limit = Duration.secondsClamped(loop ? limits.maximumPlaySeconds : min(limits.maximumPlaySeconds, pattern.playedSeconds + 5))
+        player.start(at: start)
+        // The wait runs on a thread of its own: on a virtual clock (tests) it is what moves time.
+        let outcome: PatternPlayer.Outcome = await withCheckedContinuation { continuation in
+            let waiter = Thread {
+                continuation.resume(returning: player.runToCompletion(limit: limit) ?? .cancelled)
+            }
+            waiter.name = "studio-play"
+            waiter.start()
+        }
+        let played = clock.now.duration(since: start).secondsDouble
+        current.withLock { if $0 === player { $0 = nil } }
+        return report(document, name: name, pattern: pattern, player: player, outcome: outcome, start: start, played: played)
+    }
+
+    private func report(_ document: PatternDocument, name: String, pattern: RenderedPattern, player: PatternPlayer,
+                        outcome: PatternPlayer.Outcome, start: ClockInstant, played: Double) -> PlayReport {
+        var counts: [String: Int] = [:]
+        for (type, count) in document.pattern.eventCounts { counts[type.rawValue] = count }
+        let lateness = player.timing.latenessNanoseconds.sorted()
+        func percentile(_ fraction: Double) -> Double? {
+            lateness.isEmpty ? nil : Double(lateness[min(lateness.count - 1, Int(Double(lateness.count) * fraction))]) / 1000
+        }
+        let final = try? device.engine.withDriver { driver -> PlayReport.Final in
+            let file = try driver.dumpRegisters()
+            let mode = file[ModeRegister.self]
+            return .init(standby: mode.standby, go: file[GoRegister.self].go, rtp: Int(file[.realTimePlaybackInput]), mode: mode.mode.description)
+        }
+        let bus = device.engine.statistics.bus
+        let drive = device.recordedDrive(from: start, seconds: played, rate: pattern.rate)
+            .map { DriveTrace(source: "simulated chip", rate: pattern.rate, levels: $0) }
+            ?? DriveTrace(source: "rendered", rate: pattern.rate, levels: pattern.intensity)
+        return PlayReport(file: name, format: document.format.rawValue, curveTimes: document.curveTimes.rawValue,
+                          designedSeconds: document.pattern.duration, playedSeconds: played, renderedSeconds: pattern.playedSeconds,
+                          mode: pattern.mode.rawValue, events: counts, warnings: document.warnings + pattern.warnings,
+                          outcome: String(describing: outcome),
+                          timing: .init(medianMicroseconds: percentile(0.5), p99Microseconds: percentile(0.99), maxMicroseconds: lateness.last.map { Double($0) / 1000 },
+                                        updates: Double(player.timing.writes), missedUpdates: Double(player.timing.missedUpdates)),
+                          final: final, bus: ["transactions": bus.transactions, "bytes": bus.wireBytes, "errors": bus.errors],
+                          device: device.origin, drive: drive)
+    }
+
+    /// Stops whatever the studio is playing and the actuator with it. Returns whether the chip
+    /// confirmed it stopped.
+    @discardableResult
+    public func stop() -> Bool {
+        current.withLock { $0 }?.stop()
+        device.engine.stop()
+        return (try? device.engine.withDriver { driver in try driver.dumpRegisters()[GoRegister.self].go == false }) ?? false
+    }
+
+    /// Whether a pattern is playing now.
+    public var isPlaying: Bool { current.withLock { $0 != nil } }
+
+    /// The pattern on a simulated chip of the device's actuator kind, on a virtual clock: the
+    /// curves as designed and the drive the actuator would give, at the render rate.
+    public func render(_ document: PatternDocument) throws(StudioError) -> RenderReport {
+        let pattern = rendered(document)
+        let rows: [PatternPreview.Row]
+        do { rows = try PatternPreview.rows(for: pattern, actuator: device.actuator) } catch { throw .chip("the simulated chip refused the pattern: \(error)") }
+        return RenderReport(designedSeconds: document.pattern.duration, mode: pattern.mode.rawValue, rate: pattern.rate,
+                            time: rows.map(\.time), intensity: rows.map(\.intensity), sharpness: rows.map(\.sharpness),
+                            drive: rows.map(\.drive), warnings: document.warnings + pattern.warnings)
+    }
+
+    /// The document as the library reads and writes it back.
+    public func importReport(_ document: PatternDocument) -> ImportReport {
+        ImportReport(format: document.format.rawValue, curveTimes: document.curveTimes.rawValue, designedSeconds: document.pattern.duration,
+                     warnings: document.warnings, ahap: AHAPWriter.write(document.pattern))
+    }
+
+    /// The chip's ROM effects, TI's names and estimated lengths.
+    public func effects() -> [EffectEntry] {
+        Effect.all.map { EffectEntry(id: Int($0.rawValue), name: $0.name, estimatedMilliseconds: Int($0.estimatedDuration.secondsDouble * 1000)) }
+    }
+
+    /// Plays ROM effect `id` once.
+    public func audition(effect id: Int) throws(StudioError) -> FeedbackOutcome {
+        guard let effect = Effect(id) else {
+            throw .badRequest("effect \(id) does not exist; the ROM has effects 1-\(Effect.all.count)")
+        }
+        return device.engine.play(plan: .rom(WaveformSequence(effect)), label: "effect \(id)")
+    }
+
+    /// A short tap at the given intensity and sharpness (0...1): what a transient of those
+    /// values plays as, sent while a control is dragged.
+    public func feel(intensity: Double, sharpness: Double) throws(StudioError) -> FeedbackOutcome {
+        guard intensity.isFinite, sharpness.isFinite, (0...1).contains(intensity), (0...1).contains(sharpness) else {
+            throw .badRequest("intensity and sharpness must be numbers from 0 to 1")
+        }
+        guard intensity > 0 else { return .played }
+        let effect = PatternRenderer.effect(intensity: intensity, sharpness: sharpness)
+        return device.engine.play(plan: .rom(WaveformSequence(effect)), label: "feel")
+    }
+}
