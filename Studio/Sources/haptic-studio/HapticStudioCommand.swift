@@ -38,17 +38,17 @@ struct HapticStudioCommand: AsyncParsableCommand {
         configuration.host = listen
         configuration.port = port
         configuration.access = StudioAccess(loopbackOnly: loopback, token: loopback ? token : (token ?? StudioAccess.makeToken()))
+        var logger = Logger(label: "haptic-studio")
+        logger.logLevel = .notice
         let server: StudioServer
         do {
             let page = try StudioPage.load()
             let device = try StudioDevice.open(board: board, bus: bus, simulate: simulate)
-            server = StudioServer(playback: StudioPlayback(device: device), page: page, configuration: configuration)
+            server = StudioServer(playback: StudioPlayback(device: device), page: page, configuration: configuration, logger: logger)
         } catch {
             FileHandle.standardError.write(Data("haptic-studio: \(error)\n".utf8))
             throw ExitCode(78)
         }
-        var logger = Logger(label: "haptic-studio")
-        logger.logLevel = .notice
         let device = server.playback.device
         let token = configuration.access.token
         do {

@@ -1,0 +1,60 @@
+import DRV2605
+import DRV2605Simulator
+import Foundation
+import HardwareAccess
+import HapticStudio
+import Haptics
+import HapticsTesting
+import Testing
+
+/// Pages over the WebSocket, on the real clock (a looping pattern must be playing while the last
+/// page leaves); the chip is simulated.
+@Suite(.serialized) struct StudioLiveTests {
+    let chip = SimulatedDRV2605(clock: SystemClock.shared)
+    let engine: HapticEngine
+    let live: StudioLive
+
+    init() throws {
+        chip.keepsTrace = false
+        engine = try HapticEngine(bus: chip, configuration: DRV2605Configuration(.typicalLRA), clock: SystemClock.shared, options: .isolated)
+        live = StudioLive(playback: StudioPlayback(device: StudioDevice(engine: engine, origin: "simulated", actuator: .lra, simulatedChip: chip)))
+    }
+
+    func level() -> Double { (try? engine.withDriver { _ in chip.output.level(at: SystemClock.shared.now) }) ?? -1 }
+
+    @Test func theLastPageLeavingStopsALoopingPattern() async throws {
+        #expect(live.connected().type == "hello")
+        #expect(live.connected().simulated == true)
+        let document = try live.playback.document(from: Array(tapAndBuzz.utf8), name: "loop.ahap")
+        let playback = live.playback
+        let playing = Task { await playback.play(document, name: "loop.ahap", loop: true) }
+        #expect(await eventually { level() > 0 }, "the loop never started")
+        #expect(live.disconnected() == false, "one page is still open")
+        #expect(live.playback.isPlaying)
+        let left = SystemClock.shared.now
+        #expect(live.disconnected() == true)
+        // The loop has gaps at zero, so the check is that the playback ended, then the level.
+        #expect(await eventually { !playback.isPlaying }, "still playing after the last page left")
+        #expect(SystemClock.shared.now.duration(since: left) < .milliseconds(500))
+        #expect(level() == 0)
+        if playback.isPlaying { playback.stop() }
+        let report = await playing.value
+        #expect(report.outcome == "stopped")
+        #expect(report.final?.go == false)
+    }
+
+    @Test func messagesAreAnsweredAndTimed() async throws {
+        _ = live.connected()
+        defer { live.disconnected() }
+        let felt = live.handle(#"{"type":"feel","intensity":0.7,"sharpness":0.2,"seq":7}"#)
+        #expect(felt.type == "felt" && felt.seq == 7 && felt.outcome == "played")
+        #expect((felt.serverMicroseconds ?? -1) >= 0)
+        #expect(await eventually { level() > 0 }, "the tap did not reach the actuator")
+        #expect(live.handle(#"{"type":"audition","effect":0,"seq":8}"#).type == "error")
+        #expect(live.handle(#"{"type":"feel","intensity":"max"}"#).type == "error")
+        #expect(live.handle("not json").type == "error")
+        #expect(live.handle(#"{"type":"dance"}"#).error?.contains("feel, audition or stop") == true)
+        #expect(live.handle(#"{"type":"stop","seq":9}"#).outcome == "stopped")
+        #expect(level() == 0)
+    }
+}
