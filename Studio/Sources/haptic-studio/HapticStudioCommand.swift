@@ -53,7 +53,8 @@ struct HapticStudioCommand: AsyncParsableCommand {
         let token = configuration.access.token
         do {
             try await server.run { bound in
-                let shown = loopback ? (listen.contains(":") ? "[\(listen)]" : listen) : "<this machine's address>"
+                let host = listen == "0.0.0.0" || listen == "::" ? ProcessInfo.processInfo.hostName : listen
+                let shown = host.contains(":") ? "[\(host)]" : host
                 let url = "http://\(shown):\(bound)/" + (token.map { "?token=\($0)" } ?? "")
                 print("haptic-studio: \(url) playing on \(device.origin)\(device.isSimulated ? " (simulated chip: nothing moves)" : "")")
                 if !loopback { print("haptic-studio: listening on \(listen); every request needs the token above") }

@@ -1,0 +1,129 @@
+"""The studio in a real browser: headless Chromium opens the page, a designer's session is played
+through its controls (add events, drag, edit, draw a curve, feel, play, export), and the
+exported AHAP is read back by the studio's own reader. Run by Scripts/studio-check.
+
+usage: studio_browser_test.py BASE_URL SCREENSHOT HAPTIC_FILE
+"""
+import json
+import sys
+import urllib.request
+
+from PIL import Image
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+base, screenshot = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message)
+    if not condition:
+        failures.append(message)
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900", "--disable-gpu"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver.set_script_timeout(30)
+wait = WebDriverWait(driver, 20)
+try:
+    driver.get(base + "/")
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "status"), "playing on"))
+    check("simulated" in driver.find_element(By.ID, "status").text, "the page says it plays on the simulated chip")
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#effects button")) == 123)
+    check(True, "the ROM effects list shows 123 effects")
+
+    # A tap, then a buzz after it; the buzz is lengthened by dragging its end handle.
+    driver.find_element(By.ID, "add-transient").click()
+    driver.find_element(By.ID, "add-continuous").click()
+    model = driver.execute_script("return window.studio.model()")
+    check([e["type"] for e in model["events"]] == ["transient", "continuous"], "two events added through the toolbar")
+    buzz = model["events"][1]
+    handle = driver.find_element(By.CSS_SELECTOR, ".event.selected .handle")
+    ActionChains(driver).click_and_hold(handle).move_by_offset(80, 0).release().perform()
+    longer = driver.execute_script("return window.studio.model()")["events"][1]["duration"]
+    check(longer > buzz["duration"] + 0.05, f"dragging the buzz's end lengthened it ({buzz['duration']} s -> {longer} s)")
+
+    # The inspector edits the selected event; dragging intensity taps the chip (feel while dragging).
+    sharpness = driver.find_element(By.ID, "field-sharpness")
+    sharpness.clear()
+    sharpness.send_keys("0.25\n")
+    intensity = driver.find_element(By.ID, "range-intensity")
+    ActionChains(driver).click_and_hold(intensity).move_by_offset(-40, 0).release().perform()
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "latency"), "round trip"))
+    latency = driver.find_element(By.ID, "latency").text
+    check("played" in latency, f"feel while dragging reached the chip: {latency}")
+    model = driver.execute_script("return window.studio.model()")
+    check(abs(model["events"][1]["sharpness"] - 0.25) < 1e-9, "the inspector set the buzz's sharpness")
+
+    # An intensity control curve, point by point: two clicks in its lane.
+    for offset in (-200, 0):
+        # Every edit redraws the timeline: find the lane again each time.
+        lane = driver.find_element(By.CSS_SELECTOR, "rect[data-curve='HapticIntensityControl']")
+        ActionChains(driver).move_to_element_with_offset(lane, offset, 0).click().perform()
+    points = driver.execute_script("return window.studio.model()")["curves"]["HapticIntensityControl"]
+    check(len(points) == 2, f"two intensity control points drawn ({len(points)})")
+
+    # Play on the (simulated) chip: the report says it finished, and the actuator plot appears.
+    driver.find_element(By.ID, "play").click()
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "report"), "played"))
+    report = driver.find_element(By.ID, "report").text
+    check(report.startswith("finished"), f"the pattern played to its end: {report}")
+    check("simulated chip" in report, "the actuator plot is the simulated chip's record")
+
+    # Export, then read it back with the studio's reader: the same events and curve.
+    driver.find_element(By.ID, "export").click()
+    exported = driver.find_element(By.ID, "ahap").get_attribute("value")
+    ahap = json.loads(exported)
+    model = driver.execute_script("return window.studio.model()")
+    request = urllib.request.Request(base + "/api/import?name=exported.ahap", data=exported.encode(), method="POST")
+    with urllib.request.urlopen(request) as response:
+        imported = json.loads(response.read())
+    check(imported["warnings"] == [], f"the exported AHAP reads without warnings {imported['warnings']}")
+    read_back = json.loads(imported["ahap"])
+    events = [element["Event"] for element in read_back["Pattern"] if "Event" in element]
+    check(len(events) == 2 and events[0]["EventType"] == "HapticTransient" and events[1]["EventType"] == "HapticContinuous",
+          "the read-back AHAP has the tap and the buzz")
+    values = {p["ParameterID"]: p["ParameterValue"] for p in events[1]["EventParameters"]}
+    buzz = model["events"][1]
+    check(abs(events[1]["EventDuration"] - buzz["duration"]) < 1e-4 and abs(values["HapticSharpness"] - 0.25) < 1e-4
+          and abs(values["HapticIntensity"] - buzz["intensity"]) < 1e-4, "the buzz reads back with the edited duration, sharpness and intensity")
+    curves = [element["ParameterCurve"] for element in read_back["Pattern"] if "ParameterCurve" in element]
+    check(len(curves) == 1 and len(curves[0]["ParameterCurveControlPoints"]) == 2, "the control curve reads back with its two points")
+    # The page's own import of its export is the same model (what a designer reopens is what they saved).
+    check(driver.execute_script("return JSON.stringify(window.studio.exportAHAP().Pattern)") == json.dumps(ahap["Pattern"], separators=(",", ":")),
+          "exporting twice gives the same pattern")
+
+    # Import through the page (Meta's .haptic format): the reader's notes are shown, and it plays.
+    upload = driver.find_element(By.ID, "import")
+    driver.execute_script("arguments[0].hidden = false", upload)
+    upload.send_keys(sys.argv[3])
+    driver.execute_script("arguments[0].hidden = true", upload)
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), sys.argv[3].split("/")[-1]))
+    model = driver.execute_script("return window.studio.model()")
+    check(len(model["events"]) >= 2 and len(model["curves"]["HapticIntensityControl"]) >= 2,
+          f"the .haptic file imported as {len(model['events'])} events and an intensity curve: {driver.find_element(By.ID, 'messages').text}")
+    check(model["played"] is None, "an import clears the previous playback's plot")
+    driver.find_element(By.ID, "play").click()
+    wait.until(lambda d: d.execute_script("return window.studio.model().played !== null"))
+    check(driver.find_element(By.ID, "report").text.startswith("finished"), "the imported pattern played to its end")
+    driver.save_screenshot(screenshot)
+    image = Image.open(screenshot).convert("RGB")
+    colours = len(image.resize((350, 225)).getcolors(maxcolors=1 << 20) or [])
+    check(image.size[0] >= 1000 and colours > 50, f"the screenshot is not blank ({image.size[0]}x{image.size[1]}, {colours} colours)")
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    check(not errors, f"no errors in the browser console {errors}")
+finally:
+    driver.quit()
+
+if failures:
+    print(f"studio browser test: {len(failures)} failed")
+    sys.exit(1)
+print("studio browser test: all passed")
