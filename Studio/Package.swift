@@ -49,7 +49,7 @@ let package = Package(
             name: "HapticStudioTests",
             // Live tests over loopback with Foundation's URLSession: HummingbirdTesting would bring
             // in AsyncHTTPClient and BoringSSL, minutes of build for nothing the studio uses.
-            dependencies: ["HapticStudio", .product(name: "HapticsTesting", package: root)],
+            dependencies: ["HapticStudio", .product(name: "HapticsTesting", package: root), .product(name: "Logging", package: "swift-log")],
             swiftSettings: settings),
     ]
 )

@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HardwareAccess
+import Logging
 import HapticStudio
 import Haptics
 import Testing
@@ -23,8 +24,12 @@ import Testing
         var limits = StudioPlayback.Limits()
         limits.maximumPatternBytes = 64 << 10
         let device = StudioDevice(engine: engine, origin: "simulated", actuator: .lra, simulatedChip: chip)
+        // Cancelling the server at the end of each test is logged as an error by Hummingbird.
+        var logger = Logger(label: "studio-test")
+        logger.logLevel = .critical
         server = StudioServer(playback: StudioPlayback(device: device, limits: limits),
-                              page: StudioPage(html: Array("<!doctype html><title>Haptic studio</title>".utf8)), configuration: configuration)
+                              page: StudioPage(html: Array("<!doctype html><title>Haptic studio</title>".utf8)), configuration: configuration,
+                              logger: logger)
     }
 
     /// Runs the server on a free port for `body`, then stops it.
