@@ -44,6 +44,7 @@ let package = Package(
         .executable(name: "haptic-bench", targets: ["haptic-bench"]),
         .library(name: "HapticsService", targets: ["HapticsService"]),
         .executable(name: "hapticd", targets: ["hapticd"]),
+        .executable(name: "drv2605-model", targets: ["drv2605-model"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -110,6 +111,14 @@ let package = Package(
         .target(
             name: "HapticsService",
             dependencies: ["Haptics", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "drv2605-model",
+            dependencies: [
+                "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

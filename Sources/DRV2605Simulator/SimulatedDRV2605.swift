@@ -19,19 +19,21 @@ public final class SimulatedDRV2605: I2CBus {
         public var address: I2CAddress = .drv2605
         /// TI e2e 295607: "many register writes are ignored while in standby". UNCONFIRMED; on by
         /// default so that drivers are tested against the stricter chip. MODE is always written.
-        public var ignoresWritesInStandby = true
+        public var ignoresWritesInStandby = ChipModel.ignoresWritesInStandby
         /// A GO within this time of leaving standby starts playback only when it has passed.
-        public var wakeDelay: Duration = .milliseconds(1)
+        public var wakeDelay: Duration = .milliseconds(ChipModel.wakeMilliseconds)
         /// How long DEV_RESET takes (the datasheet gives no figure).
-        public var resetDuration: Duration = .milliseconds(1)
+        public var resetDuration: Duration = .milliseconds(ChipModel.resetMilliseconds)
         /// Whether the chip NACKs while it resets (drivers must tolerate it).
         public var nacksDuringReset = true
         /// Whether registers survive EN low. UNCONFIRMED; `false` resets them on EN high.
         public var registersSurviveShutdown = true
         /// The diagnostic routine's length (not given by the datasheet).
-        public var diagnosticsDuration: Duration = .milliseconds(100)
+        public var diagnosticsDuration: Duration = .milliseconds(ChipModel.diagnosticsMilliseconds)
         /// Calibration length for AUTO_CAL_TIME 0...3, inside the datasheet's ranges.
-        public var calibrationDurations: [Duration] = [.milliseconds(250), .milliseconds(350), .milliseconds(600), .milliseconds(1100)]
+        public var calibrationDurations: [Duration] = ChipModel.calibrationMilliseconds.map { .milliseconds($0) }
+        /// STATUS bits a read of STATUS clears (`ChipModel.statusClearedOnRead`: not OC_DETECT).
+        public var statusClearedOnRead: UInt8 = ChipModel.statusClearedOnRead
         /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
         public var oneMillisecondIntervalShortensEffects = true
         /// How long ROM effects really last, as a multiple of `Effect.estimatedDuration`. TI
@@ -211,8 +213,7 @@ public final class SimulatedDRV2605: I2CBus {
             let address = start + offset
             result.append(address <= Int(Register.last) ? registers[address: UInt8(address)] ?? 0 : 0)
             if address == Int(Register.status.rawValue) {
-                // DIAG_RESULT, FB_STS, OVER_TEMP, OC_DETECT clear on read.
-                registers[.status] &= 0xF0
+                registers[.status] &= ~options.statusClearedOnRead
             }
         }
         record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: lostAcknowledge?.kind))
@@ -307,7 +308,7 @@ public final class SimulatedDRV2605: I2CBus {
         registers[.supplyVoltage] = vbatReading
     }
 
-    private var vbatReading: UInt8 { UInt8(max(0, min(255, (actuator.supplyVolts * 255 / 5.6).rounded()))) }
+    private var vbatReading: UInt8 { ChipModel.supplyReading(volts: actuator.supplyVolts) }
 
     private func startGo(at now: ClockInstant) {
         guard enablePin, !standby else { return }
@@ -346,8 +347,8 @@ public final class SimulatedDRV2605: I2CBus {
             guard let effect = Effect(rawValue: byte) else {
                 continue // 124-127: nothing in ROM
             }
-            var duration = effect.estimatedDuration * max(0.01, options.effectLengthScale)
-            if fast { duration = duration / 5 }
+            var duration = Duration.milliseconds(ChipModel.effectMilliseconds(effect.rawValue)) * max(0.01, options.effectLengthScale)
+            if fast { duration = duration / ChipModel.oneMillisecondIntervalSpeedUp }
             let audible = options.part.hasROMLibrary && library != .empty && actuator.connected && !actuator.shorted
             let levels = EffectEnvelope.levels(for: effect, duration: duration, tick: tick)
             for (index, level) in levels.enumerated() {
@@ -360,10 +361,11 @@ public final class SimulatedDRV2605: I2CBus {
         activity = .sequence(end: time)
         if actuator.shorted { latchFault(\.overCurrent) }
         registers[.supplyVoltage] = vbatReading
-        if actuator.type == .lra { registers[.lraResonancePeriod] = periodField }
+        // LRA_PERIOD is measured only in LRA mode, from an LRA that moves.
+        if actuator.type == .lra && actuator.connected && !actuator.shorted && registers[FeedbackControlRegister.self].isLRA { registers[.lraResonancePeriod] = periodField }
     }
 
-    private var periodField: UInt8 { UInt8(max(1, min(255, ActuatorEquations.lraPeriodField(hz: actuator.resonantHz).rounded()))) }
+    private var periodField: UInt8 { ChipModel.periodField(hz: actuator.resonantHz) }
 
     /// GO cleared by the end of the sequence: the planned drive already ends at zero.
     private func finishGo(at time: ClockInstant) {
@@ -389,10 +391,10 @@ public final class SimulatedDRV2605: I2CBus {
             let converges = healthy && !calibrationFails && actuator.type == (registers[FeedbackControlRegister.self].isLRA ? .lra : .erm)
             if converges {
                 // Deterministic, plausible results derived from the actuator and the inputs.
-                let rated = Double(registers[.ratedVoltage])
-                registers[.autoCalibrationCompensation] = UInt8(max(1, min(255, (8 + rated / 40).rounded())))
-                registers[.autoCalibrationBackEMF] = UInt8(max(1, min(255, (96 + rated / 4).rounded())))
-                registers[FeedbackControlRegister.self].backEMFGain = actuator.type == .lra ? 2 : 1
+                let results = ChipModel.calibrationResults(ratedVoltage: registers[.ratedVoltage], lra: actuator.type == .lra)
+                registers[.autoCalibrationCompensation] = results.compensation
+                registers[.autoCalibrationBackEMF] = results.backEMF
+                registers[FeedbackControlRegister.self].backEMFGain = results.gain
                 if actuator.type == .lra {
                     registers[.lraOpenLoopPeriod] = min(127, periodField)
                     registers[.lraResonancePeriod] = periodField

@@ -43,6 +43,16 @@ export HAPTIC_HIL_TRIGGER_READBACK="/sys/devices/platform/$DEVICE/$CHIP/sim_gpio
 
 export HAPTIC_HIL_PART=drv2605l
 
+step "chip model"
+# The same transaction scripts against this fixture and the project's simulator; each script
+# starts on a fresh chip, and the last leaves one.
+if [ -x /opt/haptics/drv2605-model ]; then
+    drv2605-model check --bus "$BUS" /opt/haptics/model-scripts/*.txt > /tmp/model.log 2>&1 || { cat /tmp/model.log; fail "drv2605-model check"; }
+    echo "HIL-MODEL: $(grep "^model agreement:" /tmp/model.log)"
+else
+    fail "no drv2605-model in this image"
+fi
+
 step "hardware-in-loop suite"
 if /opt/haptics/tests --testing-library swift-testing --filter "HardwareInLoopTests.HardwareInLoopTests" > /tmp/hil.log 2>&1; then
     grep -E "passed|skipped|failed" /tmp/hil.log | sed 's/\x1b\[[0-9;]*m//g' | tail -14

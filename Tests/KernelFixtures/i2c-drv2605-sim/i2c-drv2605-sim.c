@@ -1,122 +1,276 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A test fixture for swift-haptics: an I2C adapter with a simulated TI DRV2605L at 0x5A.
+ * A test fixture for swift-haptics: an I2C adapter with an emulated TI DRV2605L at 0x5A.
  *
- * It lets the project's hardware-in-loop suite run against the Linux kernel's own I2C stack
- * (i2c-dev, I2C_RDWR, I2C_SLAVE, errno values) inside a VM. It is kept as simple as those tests
- * need: the register file with its reset values, STATUS with the device ID, auto-increment,
- * GO and DEV_RESET clearing themselves after plausible times, calibration and diagnostic results,
- * and a NACK (-ENXIO) for every other address. It drives no actuator.
+ * It lets the project's hardware-in-loop suite, and drivers written elsewhere, run against the
+ * Linux kernel's own I2C stack (i2c-dev, I2C_RDWR, I2C_SLAVE, errno values) inside a VM. Every
+ * fact about the chip (reset values, read-only registers, STATUS bits cleared on read, timings,
+ * effect lengths, calibration results) comes from drv2605-model.h, generated from the project's
+ * chip description (Sources/DRV2605Simulator/ChipModel.swift) by `drv2605-model header`; the
+ * project's simulator reads the same description, and `drv2605-model check` compares the two.
+ *
+ * Parameters (/sys/module/i2c_drv2605_sim/parameters):
+ *   actuator         0 a 175 Hz LRA, 1 open (nothing connected), 2 shorted
+ *   fresh_chip       writing 1 puts a new chip on the board: power-on values, no latched flags, no OTP
+ *   effect_percent   ROM effect lengths as a percentage of the model's estimates (default 100)
+ *   rtp_level        read-only: the last RTP value driven in real-time playback mode
+ *   rtp_writes       read-only: how many RTP values were driven
  */
 #include <linux/i2c.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "drv2605-model.h"
+
 #define DRV_ADDRESS 0x5A
-#define REGISTER_COUNT 0x23
+#define REG_STATUS 0x00
+#define REG_MODE 0x01
+#define REG_RTP 0x02
+#define REG_SLOTS 0x04
+#define REG_GO 0x0C
+#define REG_RATED 0x16
+#define REG_CAL_COMP 0x18
+#define REG_CAL_BEMF 0x19
+#define REG_FEEDBACK 0x1A
+#define REG_CONTROL4 0x1E
+#define REG_CONTROL5 0x1F
+#define REG_OL_PERIOD 0x20
+#define REG_VBAT 0x21
+#define REG_LRA_PERIOD 0x22
+
+#define MODE_STANDBY 0x40
+#define MODE_RESET 0x80
+#define STATUS_DIAG_RESULT 0x08
+#define STATUS_LATCHED 0x03 /* OVER_TEMP and OC_DETECT survive DEV_RESET */
+#define CONTROL4_OTP_STATUS 0x04
+#define CONTROL4_OTP_PROGRAM 0x01
+
+enum activity { IDLE, SEQUENCE, DIAGNOSTICS, CALIBRATION };
 
 struct drv_sim {
 	struct i2c_adapter adapter;
 	spinlock_t lock;
-	u8 regs[REGISTER_COUNT];
+	u8 regs[DRV_MODEL_REGISTER_COUNT];
 	u8 pointer;
-	unsigned long go_until;    /* jiffies when GO clears; 0 = not running */
+	bool otp_programmed;
+	enum activity activity;
+	unsigned long go_until;    /* jiffies when the activity ends */
 	unsigned long reset_until; /* jiffies when DEV_RESET completes; 0 = none */
 };
 
-static const u8 reset_values[REGISTER_COUNT] = {
-	[0x00] = 0xE0, [0x01] = 0x40, [0x04] = 0x01, [0x11] = 0x05, [0x12] = 0x19, [0x13] = 0xFF,
-	[0x14] = 0x19, [0x15] = 0xFF, [0x16] = 0x3E, [0x17] = 0x8C, [0x18] = 0x0C, [0x19] = 0x6C,
-	[0x1A] = 0x36, [0x1B] = 0x93, [0x1C] = 0xF5, [0x1D] = 0xA0, [0x1E] = 0x20, [0x1F] = 0x80,
-	[0x20] = 0x33,
-};
-
 static struct platform_device *sim_device;
+static struct drv_sim *the_sim;
 
-/* How long GO stays set for what MODE and the slots ask for (the project's simulator uses the same). */
-static unsigned int go_milliseconds(struct drv_sim *sim)
+static int actuator;
+module_param(actuator, int, 0644);
+MODULE_PARM_DESC(actuator, "0 a 175 Hz LRA, 1 open, 2 shorted");
+static int effect_percent = 100;
+module_param(effect_percent, int, 0644);
+MODULE_PARM_DESC(effect_percent, "ROM effect lengths as a percentage of the model's estimates");
+static int rtp_level = -1;
+module_param(rtp_level, int, 0444);
+static int rtp_writes;
+module_param(rtp_writes, int, 0444);
+
+static bool actuator_moves(void) { return actuator == 0; }
+static bool is_lra_mode(struct drv_sim *sim) { return sim->regs[REG_FEEDBACK] & 0x80; }
+static bool in_standby(struct drv_sim *sim) { return sim->regs[REG_MODE] & MODE_STANDBY; }
+static unsigned int mode_of(struct drv_sim *sim) { return sim->regs[REG_MODE] & 0x07; }
+
+static void power_on(struct drv_sim *sim)
 {
-	static const unsigned int calibration[4] = { 250, 350, 600, 1100 };
-	unsigned int mode = sim->regs[0x01] & 0x07, total = 0, slot;
+	memcpy(sim->regs, drv_model_reset_values, sizeof(sim->regs));
+	sim->pointer = 0;
+	sim->otp_programmed = false;
+	sim->activity = IDLE;
+	sim->go_until = 0;
+	sim->reset_until = 0;
+}
 
-	if (mode == 6)
-		return 100;
-	if (mode == 7)
-		return calibration[(sim->regs[0x1E] >> 4) & 3];
-	for (slot = 0x04; slot <= 0x0B; slot++) {
+static int fresh_chip_set(const char *value, const struct kernel_param *kp)
+{
+	unsigned long flags;
+
+	if (!the_sim)
+		return -ENODEV;
+	spin_lock_irqsave(&the_sim->lock, flags);
+	power_on(the_sim);
+	spin_unlock_irqrestore(&the_sim->lock, flags);
+	return 0;
+}
+
+static const struct kernel_param_ops fresh_chip_ops = { .set = fresh_chip_set };
+module_param_cb(fresh_chip, &fresh_chip_ops, NULL, 0200);
+MODULE_PARM_DESC(fresh_chip, "write 1: a new chip (power-on values, no latched flags, no OTP)");
+
+static void stop(struct drv_sim *sim)
+{
+	sim->regs[REG_GO] = 0;
+	sim->activity = IDLE;
+	sim->go_until = 0;
+}
+
+/* How long the slots play: effects by the model's lengths, waits of 10 ms steps. */
+static unsigned int sequence_milliseconds(struct drv_sim *sim)
+{
+	bool fast = sim->regs[REG_CONTROL5] & 0x10;
+	unsigned int total = 0, slot;
+
+	for (slot = REG_SLOTS; slot < REG_SLOTS + 8; slot++) {
 		u8 value = sim->regs[slot];
+		unsigned int length;
+
 		if (!value)
 			break;
-		total += (value & 0x80) ? (value & 0x7F) * 10 : 60;
+		if (value & 0x80) {
+			total += (value & 0x7F) * 10;
+			continue;
+		}
+		length = drv_model_effect_ms[value] * effect_percent / 100;
+		total += fast ? length / DRV_MODEL_ONE_MS_INTERVAL_SPEED_UP : length;
 	}
 	return total;
 }
 
-static void finish_routine(struct drv_sim *sim)
+static void start(struct drv_sim *sim, enum activity activity, unsigned int milliseconds)
 {
-	unsigned int mode = sim->regs[0x01] & 0x07;
+	sim->regs[REG_GO] = 1;
+	sim->activity = activity;
+	sim->go_until = jiffies + msecs_to_jiffies(milliseconds) + 1;
+}
 
-	if (mode == 7) {
-		/* Converged: plausible results for a 175 Hz LRA. */
-		sim->regs[0x18] = 0x0A;
-		sim->regs[0x19] = 0x75;
-		sim->regs[0x1A] = (sim->regs[0x1A] & ~0x03) | 0x02;
-		sim->regs[0x20] = 58;
-		sim->regs[0x22] = 58;
+static void go(struct drv_sim *sim)
+{
+	switch (mode_of(sim)) {
+	case 0: case 1: case 2: /* internal trigger, external edge, external level */
+		sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING;
+		if (actuator == 2) {
+			sim->regs[REG_STATUS] |= 0x01; /* OC_DETECT; the output stops */
+			stop(sim);
+			return;
+		}
+		if (actuator_moves() && is_lra_mode(sim))
+			sim->regs[REG_LRA_PERIOD] = DRV_MODEL_LRA_PERIOD;
+		start(sim, SEQUENCE, sequence_milliseconds(sim));
+		break;
+	case 6:
+		start(sim, DIAGNOSTICS, DRV_MODEL_DIAGNOSTICS_MS);
+		break;
+	case 7:
+		start(sim, CALIBRATION, drv_model_calibration_ms[(sim->regs[REG_CONTROL4] >> 4) & 3]);
+		break;
+	default:
+		break; /* GO means nothing in real-time, PWM/analog and audio modes */
 	}
-	sim->regs[0x00] &= ~0x08; /* DIAG_RESULT = 0: passed */
-	sim->regs[0x0C] = 0;
-	sim->go_until = 0;
+}
+
+static void finish(struct drv_sim *sim)
+{
+	enum activity activity = sim->activity;
+	u8 rated = sim->regs[REG_RATED];
+
+	stop(sim);
+	if (activity == SEQUENCE)
+		return;
+	sim->regs[REG_STATUS] &= ~STATUS_DIAG_RESULT;
+	if (actuator == 2)
+		sim->regs[REG_STATUS] |= 0x01;
+	if (activity == CALIBRATION) {
+		/* Converges with a moving actuator of the kind FEEDBACK names: the emulated one is an LRA. */
+		if (actuator_moves() && is_lra_mode(sim)) {
+			sim->regs[REG_CAL_COMP] = DRV_MODEL_CAL_COMPENSATION(rated);
+			sim->regs[REG_CAL_BEMF] = DRV_MODEL_CAL_BACK_EMF(rated);
+			sim->regs[REG_FEEDBACK] = (sim->regs[REG_FEEDBACK] & ~0x03) | DRV_MODEL_CAL_GAIN(1);
+			sim->regs[REG_OL_PERIOD] = DRV_MODEL_LRA_PERIOD;
+			sim->regs[REG_LRA_PERIOD] = DRV_MODEL_LRA_PERIOD;
+		} else {
+			sim->regs[REG_STATUS] |= STATUS_DIAG_RESULT;
+		}
+	} else if (!actuator_moves()) {
+		sim->regs[REG_STATUS] |= STATUS_DIAG_RESULT;
+	}
 }
 
 /* Brings timed state up to now. Called with the lock held. */
 static void advance(struct drv_sim *sim)
 {
 	if (sim->reset_until && time_after_eq(jiffies, sim->reset_until)) {
-		memcpy(sim->regs, reset_values, sizeof(sim->regs));
+		u8 latched = sim->regs[REG_STATUS] & STATUS_LATCHED;
+
+		memcpy(sim->regs, drv_model_reset_values, sizeof(sim->regs));
+		sim->regs[REG_STATUS] |= latched;
+		if (sim->otp_programmed)
+			sim->regs[REG_CONTROL4] |= CONTROL4_OTP_STATUS;
 		sim->reset_until = 0;
-		sim->go_until = 0;
+		stop(sim);
 	}
-	if (sim->go_until && time_after_eq(jiffies, sim->go_until))
-		finish_routine(sim);
+	if (sim->activity != IDLE && time_after_eq(jiffies, sim->go_until))
+		finish(sim);
+}
+
+static void drive_real_time(struct drv_sim *sim)
+{
+	if (mode_of(sim) != 5 || in_standby(sim) || actuator == 1)
+		return;
+	sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING;
+	rtp_level = sim->regs[REG_RTP];
+	rtp_writes++;
+}
+
+static bool read_only(u8 reg)
+{
+	unsigned int index;
+
+	for (index = 0; index < ARRAY_SIZE(drv_model_read_only); index++)
+		if (drv_model_read_only[index] == reg)
+			return true;
+	return false;
 }
 
 static void write_register(struct drv_sim *sim, u8 reg, u8 value)
 {
-	if (reg >= REGISTER_COUNT || reg == 0x00 || reg == 0x21 || reg == 0x22)
-		return; /* out of range or read-only */
-	if (reg == 0x01 && (value & 0x80)) {
-		sim->regs[0x01] = value;
-		sim->reset_until = jiffies + msecs_to_jiffies(1) + 1;
+	if (reg >= DRV_MODEL_REGISTER_COUNT || read_only(reg))
 		return;
-	}
-	if (reg == 0x0C) {
-		if ((value & 1) && !(sim->regs[0x0C] & 1) && !(sim->regs[0x01] & 0x40)) {
-			unsigned int mode = sim->regs[0x01] & 0x07;
-			if (mode == 0 || mode == 6 || mode == 7) {
-				sim->regs[0x0C] = 1;
-				sim->go_until = jiffies + msecs_to_jiffies(go_milliseconds(sim)) + 1;
-				sim->regs[0x21] = 0xE4; /* VBAT while driving: about 5.0 V */
-			}
-		} else if (!(value & 1)) {
-			sim->regs[0x0C] = 0;
-			sim->go_until = 0;
+	if (DRV_MODEL_IGNORES_WRITES_IN_STANDBY && reg != REG_MODE && in_standby(sim))
+		return;
+	switch (reg) {
+	case REG_MODE:
+		if (value & MODE_RESET) {
+			stop(sim);
+			sim->regs[REG_MODE] = value;
+			sim->reset_until = jiffies + msecs_to_jiffies(DRV_MODEL_RESET_MS) + 1;
+			return;
 		}
+		if (DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK && sim->regs[REG_GO] &&
+		    ((value & MODE_STANDBY) || (value & 0x07) != mode_of(sim)))
+			stop(sim);
+		sim->regs[REG_MODE] = value;
+		drive_real_time(sim);
 		return;
-	}
-	if (reg == 0x1E) {
-		sim->regs[0x1E] = (value & ~0x05) | (sim->regs[0x1E] & 0x04) | ((value & 1) ? 0x04 : 0);
+	case REG_RTP:
+		sim->regs[REG_RTP] = value;
+		drive_real_time(sim);
 		return;
+	case REG_GO:
+		if ((value & 1) && !sim->regs[REG_GO])
+			go(sim);
+		else if (!(value & 1) && sim->regs[REG_GO])
+			stop(sim);
+		return;
+	case REG_CONTROL4:
+		/* OTP_STATUS is the chip's to say; OTP_PROGRAM burns and reads back as 0. */
+		if (value & CONTROL4_OTP_PROGRAM)
+			sim->otp_programmed = true;
+		sim->regs[REG_CONTROL4] = (value & ~(CONTROL4_OTP_PROGRAM | CONTROL4_OTP_STATUS)) |
+					  ((sim->otp_programmed || (sim->regs[REG_CONTROL4] & CONTROL4_OTP_STATUS)) ? CONTROL4_OTP_STATUS : 0);
+		return;
+	default:
+		sim->regs[reg] = value;
 	}
-	if (reg == 0x01 && (value & 0x40)) {
-		/* Standby cancels playback. */
-		sim->regs[0x0C] = 0;
-		sim->go_until = 0;
-	}
-	sim->regs[reg] = value;
 }
 
 static int drv_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int count)
@@ -137,12 +291,14 @@ static int drv_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int c
 	}
 	for (index = 0; index < count; index++) {
 		struct i2c_msg *msg = &msgs[index];
+
 		if (msg->flags & I2C_M_RD) {
 			for (byte = 0; byte < msg->len; byte++) {
 				u8 reg = sim->pointer++;
-				msg->buf[byte] = reg < REGISTER_COUNT ? sim->regs[reg] : 0;
-				if (reg == 0x00)
-					sim->regs[0x00] &= 0xF0; /* flags clear on read */
+
+				msg->buf[byte] = reg < DRV_MODEL_REGISTER_COUNT ? sim->regs[reg] : 0;
+				if (reg == REG_STATUS)
+					sim->regs[REG_STATUS] &= ~DRV_MODEL_STATUS_CLEARED_ON_READ;
 			}
 		} else if (msg->len > 0) {
 			sim->pointer = msg->buf[0];
@@ -178,7 +334,7 @@ static int __init drv_sim_init(void)
 		return -ENOMEM;
 	}
 	spin_lock_init(&sim->lock);
-	memcpy(sim->regs, reset_values, sizeof(sim->regs));
+	power_on(sim);
 	sim->adapter.owner = THIS_MODULE;
 	sim->adapter.algo = &drv_sim_algorithm;
 	sim->adapter.dev.parent = &sim_device->dev;
@@ -186,20 +342,24 @@ static int __init drv_sim_init(void)
 	i2c_set_adapdata(&sim->adapter, sim);
 	platform_set_drvdata(sim_device, sim);
 	error = i2c_add_adapter(&sim->adapter);
-	if (error)
+	if (error) {
 		platform_device_unregister(sim_device);
-	return error;
+		return error;
+	}
+	the_sim = sim;
+	return 0;
 }
 
 static void __exit drv_sim_exit(void)
 {
 	struct drv_sim *sim = platform_get_drvdata(sim_device);
 
+	the_sim = NULL;
 	i2c_del_adapter(&sim->adapter);
 	platform_device_unregister(sim_device);
 }
 
 module_init(drv_sim_init);
 module_exit(drv_sim_exit);
-MODULE_DESCRIPTION("I2C adapter with a simulated DRV2605L at 0x5A (swift-haptics test fixture)");
+MODULE_DESCRIPTION("I2C adapter with an emulated DRV2605L at 0x5A (swift-haptics test fixture)");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,138 @@
+import DRV2605
+import HardwareAccess
+
+/// A transaction script for the chip: what a driver would send, and what to read back. The same
+/// script runs against this package's simulator and against the kernel fixture behind a real
+/// Linux I2C adapter (`drv2605-model check`); their answers are compared line by line, and each
+/// `=` expectation (what the datasheet says) is checked on both.
+///
+/// ```
+/// # comment
+/// write 01 00          register, then data bytes (auto-increment)
+/// read 00 1 = e0       register, count, optional expected bytes (.. = any)
+/// wait 80              milliseconds
+/// actuator open        ok | open | short: the emulated actuator on the outputs
+/// ```
+public struct ModelScript: Sendable, Equatable {
+    /// What the emulated actuator is.
+    public enum Actuator: String, Sendable, Equatable { case ok, open, short }
+
+    /// One line.
+    public enum Step: Sendable, Equatable {
+        case write(register: UInt8, data: [UInt8])
+        case read(register: UInt8, count: Int, expected: [UInt8?]?)
+        case wait(milliseconds: Int)
+        case actuator(Actuator)
+    }
+
+    /// A problem in a script's text.
+    public struct ParseError: Error, Sendable, CustomStringConvertible {
+        public var script: String
+        public var line: Int
+        public var message: String
+        public var description: String { "\(script):\(line): \(message)" }
+    }
+
+    /// The script's name (its file name).
+    public var name: String
+    /// Its steps with their line numbers.
+    public var steps: [(line: Int, step: Step)]
+
+    public static func == (lhs: ModelScript, rhs: ModelScript) -> Bool {
+        lhs.name == rhs.name && lhs.steps.map(\.line) == rhs.steps.map(\.line) && lhs.steps.map(\.step) == rhs.steps.map(\.step)
+    }
+
+    /// Parses a script's text.
+    public static func parse(_ text: String, name: String) throws(ParseError) -> ModelScript {
+        var steps: [(Int, Step)] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = index + 1
+            let words = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].split(separator: " ").map(String.init)
+            guard let verb = words.first else { continue }
+            func fail(_ message: String) -> ParseError { ParseError(script: name, line: line, message: message) }
+            func byte(_ word: String) throws(ParseError) -> UInt8 {
+                guard let value = UInt8(word, radix: 16) else { throw fail("'\(word)' is not a hex byte") }
+                return value
+            }
+            switch verb {
+            case "write":
+                guard words.count >= 3 else { throw fail("write needs a register and at least one byte") }
+                var data: [UInt8] = []
+                for word in words.dropFirst(2) { data.append(try byte(word)) }
+                steps.append((line, .write(register: try byte(words[1]), data: data)))
+            case "read":
+                guard words.count >= 3, let count = Int(words[2]), (1...64).contains(count) else { throw fail("read needs a register and a count (1-64)") }
+                var expected: [UInt8?]?
+                if words.count > 3 {
+                    guard words[3] == "=", words.count - 4 == count else { throw fail("expected '= ' and \(count) bytes") }
+                    var bytes: [UInt8?] = []
+                    for word in words.dropFirst(4) { bytes.append(word == ".." ? nil : try byte(word)) }
+                    expected = bytes
+                }
+                steps.append((line, .read(register: try byte(words[1]), count: count, expected: expected)))
+            case "wait":
+                guard words.count == 2, let milliseconds = Int(words[1]), (0...10_000).contains(milliseconds) else { throw fail("wait needs milliseconds (0-10000)") }
+                steps.append((line, .wait(milliseconds: milliseconds)))
+            case "actuator":
+                guard words.count == 2, let state = Actuator(rawValue: words[1]) else { throw fail("actuator is ok, open or short") }
+                steps.append((line, .actuator(state)))
+            default:
+                throw fail("unknown step '\(verb)' (write, read, wait, actuator)")
+            }
+        }
+        return ModelScript(name: name, steps: steps)
+    }
+
+    /// What one step answered: a line to compare, and a broken expectation if there was one.
+    public struct Answer: Sendable, Equatable {
+        public var line: Int
+        public var text: String
+        public var unexpected: String?
+    }
+
+    /// Runs the script on `bus` at `address`. `wait` lets time pass (a virtual clock's advance,
+    /// or a real sleep); `setActuator` changes the emulated actuator.
+    public func run(on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void) -> [Answer] {
+        var answers: [Answer] = []
+        for (line, step) in steps {
+            switch step {
+            case let .write(register, data):
+                do {
+                    try bus.write(to: address, [register] + data)
+                    answers.append(Answer(line: line, text: "write ok"))
+                } catch {
+                    answers.append(Answer(line: line, text: "write failed: \(error.kind)"))
+                }
+            case let .read(register, count, expected):
+                do {
+                    let bytes = try bus.writeRead(to: address, [register], count: count)
+                    let text = bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
+                    var unexpected: String?
+                    if let expected, zip(expected, bytes).contains(where: { $0.0 != nil && $0.0 != $0.1 }) {
+                        unexpected = "expected " + expected.map { $0.map { String(format: "%02x", $0) } ?? ".." }.joined(separator: " ") + ", read \(text)"
+                    }
+                    answers.append(Answer(line: line, text: "read \(text)", unexpected: unexpected))
+                } catch {
+                    answers.append(Answer(line: line, text: "read failed: \(error.kind)",
+                                          unexpected: expected == nil ? nil : "expected bytes, the read failed: \(error.kind)"))
+                }
+            case let .wait(milliseconds):
+                wait(milliseconds)
+            case let .actuator(state):
+                setActuator(state)
+            }
+        }
+        return answers
+    }
+
+    /// Runs the script on a fresh simulated DRV2605L on a virtual clock.
+    public func runOnSimulator(options: SimulatedDRV2605.Options = .init()) -> [Answer] {
+        let clock = VirtualClock()
+        let chip = SimulatedDRV2605(clock: clock, options: options)
+        chip.keepsTrace = false
+        return run(on: chip, address: options.address, wait: { clock.advance(by: .milliseconds($0)) }, setActuator: { state in
+            chip.actuator.connected = state != .open
+            chip.actuator.shorted = state == .short
+        })
+    }
+}
