@@ -47,7 +47,7 @@ step "chip model"
 # The same transaction scripts against this fixture and the project's simulator; each script
 # starts on a fresh chip, and the last leaves one.
 if [ -x /opt/haptics/drv2605-model ]; then
-    drv2605-model check --bus "$BUS" /opt/haptics/model-scripts/*.txt > /tmp/model.log 2>&1 || { cat /tmp/model.log; fail "drv2605-model check"; }
+    drv2605-model check --bus "$BUS" /opt/haptics/model-scripts/*.txt > /tmp/model.log 2>&1 || { sed "s/^/HIL-MODEL: /" /tmp/model.log; fail "drv2605-model check"; }
     echo "HIL-MODEL: $(grep "^model agreement:" /tmp/model.log)"
 else
     fail "no drv2605-model in this image"
