@@ -124,6 +124,46 @@ else
     echo "HIL-FORCE-FEEDBACK: force feedback skipped: no fftest, hapticd or uinput in this image"
 fi
 
+step "drv260x, the kernel's own driver"
+P=/sys/module/i2c_drv2605_sim/parameters
+if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
+    echo 1 > $P/fresh_chip
+    # Probing calibrates (GO polled every 15 ms until the chip clears it) and makes an input device.
+    echo 1 > $P/attach_drv260x || fail "drv260x: the fixture could not instantiate it"
+    event=""
+    for _ in $(seq 100); do
+        for input in /sys/class/input/input*; do
+            grep -q "drv260x:haptics" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
+        done
+        [ -n "$event" ] && break
+        sleep 0.1
+    done
+    if [ -z "$event" ]; then
+        dmesg | grep -i -E "drv260x|drv2605" | tail -5
+        fail "drv260x: no input device (probe failed)"
+    else
+        set -- $(cat $P/registers)
+        # STATUS 0x00, RATED 0x16, OD_CLAMP 0x17, A_CAL_COMP 0x18, A_CAL_BEMF 0x19, FEEDBACK 0x1A, LRA_PERIOD 0x22
+        status=$1; shift 22; rated=$1 clamp=$2 comp=$3 bemf=$4 feedback=$5; shift 12; period=$1
+        [ $((0x$status & 0x08)) -eq 0 ] || fail "drv260x: calibration failed (STATUS $status)"
+        [ "$period" = "3a" ] || fail "drv260x: LRA_PERIOD $period after calibration, expected 3a (175 Hz)"
+        ff-rumble "/dev/input/$event" 0x00c0 0 400 > /tmp/ff-rumble.log 2>&1 || { cat /tmp/ff-rumble.log; fail "drv260x: ff-rumble"; }
+        peak=$(cat $P/rtp_peak) writes=$(cat $P/rtp_writes)
+        [ "$peak" = 192 ] || fail "drv260x: FF_RUMBLE 0x00c0 reached RTP as ${peak}, expected 192"
+        echo 1 > $P/fresh_chip
+        ff-rumble "/dev/input/$event" 0x8000 0 200 > /dev/null 2>&1
+        truncated=$(cat $P/rtp_peak)
+        dmesg | grep -i -E "drv260x.*(fail|error)" && fail "drv260x: errors in the kernel log"
+        # drv260x writes RATED_VOLTAGE (2.0 V: 0x5b) and OD_CLAMP before it leaves standby.
+        standby_note="kept"
+        [ "$rated" = "3e" ] && standby_note="ignored: written in standby"
+        echo "HIL-DRV260X: drv260x: probed and calibrated on the fixture (STATUS $status, A_CAL_COMP 0x$comp, A_CAL_BEMF 0x$bemf, FEEDBACK 0x$feedback, LRA_PERIOD 0x$period; its RATED_VOLTAGE 0x$rated and OD_CLAMP 0x$clamp $standby_note); an FF_RUMBLE of 0x00c0 reached RTP as $peak in $writes writes; a 0x8000 rumble reached it as $truncated (drv260x writes the 16-bit magnitude's low byte)"
+    fi
+    echo 0 > $P/attach_drv260x
+else
+    echo "HIL-DRV260X: drv260x skipped: not built for this kernel"
+fi
+
 if [ "$failures" -eq 0 ]; then echo "HIL-VERDICT: PASS"; else echo "HIL-VERDICT: FAIL ($failures)"; fi
 sync
 poweroff -f

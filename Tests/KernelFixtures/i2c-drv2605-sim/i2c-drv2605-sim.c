@@ -15,12 +15,18 @@
  *   effect_percent   ROM effect lengths as a percentage of the model's estimates (default 100)
  *   rtp_level        read-only: the last RTP value driven in real-time playback mode
  *   rtp_writes       read-only: how many RTP values were driven
+ *   rtp_peak         read-only: the largest RTP value driven since the last fresh_chip
+ *   registers        read-only: registers 0x00-0x22 in hex (reading it clears nothing)
+ *   attach_drv260x   writing 1 instantiates the kernel's drv260x driver on the chip (an I2C client
+ *                    "drv2605l" with the device properties its probe needs: LRA mode, LRA library,
+ *                    2.0 V rated, 2.5 V overdrive); writing 0 removes it
  */
 #include <linux/i2c.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/platform_device.h>
+#include <linux/property.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -64,6 +70,7 @@ struct drv_sim {
 
 static struct platform_device *sim_device;
 static struct drv_sim *the_sim;
+static struct i2c_client *drv260x_client;
 
 static int actuator;
 module_param(actuator, int, 0644);
@@ -75,6 +82,8 @@ static int rtp_level = -1;
 module_param(rtp_level, int, 0444);
 static int rtp_writes;
 module_param(rtp_writes, int, 0444);
+static int rtp_peak;
+module_param(rtp_peak, int, 0444);
 
 static bool actuator_moves(void) { return actuator == 0; }
 static bool is_lra_mode(struct drv_sim *sim) { return sim->regs[REG_FEEDBACK] & 0x80; }
@@ -99,6 +108,8 @@ static int fresh_chip_set(const char *value, const struct kernel_param *kp)
 		return -ENODEV;
 	spin_lock_irqsave(&the_sim->lock, flags);
 	power_on(the_sim);
+	rtp_level = -1;
+	rtp_peak = 0;
 	spin_unlock_irqrestore(&the_sim->lock, flags);
 	return 0;
 }
@@ -106,6 +117,63 @@ static int fresh_chip_set(const char *value, const struct kernel_param *kp)
 static const struct kernel_param_ops fresh_chip_ops = { .set = fresh_chip_set };
 module_param_cb(fresh_chip, &fresh_chip_ops, NULL, 0200);
 MODULE_PARM_DESC(fresh_chip, "write 1: a new chip (power-on values, no latched flags, no OTP)");
+
+static int registers_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int index, length = 0;
+
+	if (!the_sim)
+		return -ENODEV;
+	spin_lock_irqsave(&the_sim->lock, flags);
+	for (index = 0; index < DRV_MODEL_REGISTER_COUNT; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%02x%s", the_sim->regs[index],
+				    index + 1 < DRV_MODEL_REGISTER_COUNT ? " " : "\n");
+	spin_unlock_irqrestore(&the_sim->lock, flags);
+	return length;
+}
+
+static const struct kernel_param_ops registers_ops = { .get = registers_get };
+module_param_cb(registers, &registers_ops, NULL, 0444);
+
+/* What the device tree binding (ti,drv260x) would give: values from dt-bindings/input/ti-drv260x.h. */
+static const struct property_entry drv260x_properties[] = {
+	PROPERTY_ENTRY_U32("mode", 0x00),         /* DRV260X_LRA_MODE: calibrate at probe */
+	PROPERTY_ENTRY_U32("library-sel", 0x06),  /* DRV260X_LIB_LRA */
+	PROPERTY_ENTRY_U32("vib-rated-mv", 2000),
+	PROPERTY_ENTRY_U32("vib-overdrive-mv", 2500),
+	{ }
+};
+
+static const struct software_node drv260x_node = {
+	.name = "drv2605l-sim",
+	.properties = drv260x_properties,
+};
+
+static int attach_drv260x_set(const char *value, const struct kernel_param *kp)
+{
+	struct i2c_board_info info = {
+		I2C_BOARD_INFO("drv2605l", DRV_ADDRESS),
+		.swnode = &drv260x_node,
+	};
+	struct i2c_client *client;
+
+	if (!the_sim)
+		return -ENODEV;
+	if (value[0] == '1' && !drv260x_client) {
+		client = i2c_new_client_device(&the_sim->adapter, &info);
+		if (IS_ERR(client))
+			return PTR_ERR(client);
+		drv260x_client = client;
+	} else if (value[0] == '0' && drv260x_client) {
+		i2c_unregister_device(drv260x_client);
+		drv260x_client = NULL;
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops attach_drv260x_ops = { .set = attach_drv260x_set };
+module_param_cb(attach_drv260x, &attach_drv260x_ops, NULL, 0200);
 
 static void stop(struct drv_sim *sim)
 {
@@ -219,6 +287,8 @@ static void drive_real_time(struct drv_sim *sim)
 	sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING;
 	rtp_level = sim->regs[REG_RTP];
 	rtp_writes++;
+	if (rtp_level > rtp_peak)
+		rtp_peak = rtp_level;
 }
 
 static bool read_only(u8 reg)
@@ -354,6 +424,8 @@ static void __exit drv_sim_exit(void)
 {
 	struct drv_sim *sim = platform_get_drvdata(sim_device);
 
+	if (drv260x_client)
+		i2c_unregister_device(drv260x_client);
 	the_sim = NULL;
 	i2c_del_adapter(&sim->adapter);
 	platform_device_unregister(sim_device);
