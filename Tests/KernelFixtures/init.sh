@@ -164,6 +164,21 @@ else
     echo "HIL-DRV260X: drv260x skipped: not built for this kernel"
 fi
 
+step "Adafruit's CircuitPython DRV2605 library"
+python=$(ls /opt/haptics/python3* 2>/dev/null | head -1)
+if [ -n "$python" ] && [ -f /opt/haptics/python/adafruit_drv2605.py ]; then
+    echo 1 > $P/fresh_chip
+    if PYTHONHOME=/usr PYTHONPATH=/opt/haptics/python PYTHONDONTWRITEBYTECODE=1 "$python" /opt/haptics/python/adafruit_check.py "$BUS" > /tmp/adafruit.log 2>&1; then
+        echo "HIL-ADAFRUIT: $(grep '^adafruit:' /tmp/adafruit.log)"
+    else
+        sed 's/^/HIL-ADAFRUIT: /' /tmp/adafruit.log | tail -8
+        fail "Adafruit's DRV2605 library"
+    fi
+    echo 1 > $P/fresh_chip
+else
+    echo "HIL-ADAFRUIT: adafruit skipped: no Python in this image"
+fi
+
 if [ "$failures" -eq 0 ]; then echo "HIL-VERDICT: PASS"; else echo "HIL-VERDICT: FAIL ($failures)"; fi
 sync
 poweroff -f

@@ -16,7 +16,7 @@
  *   rtp_level        read-only: the last RTP value driven in real-time playback mode
  *   rtp_writes       read-only: how many RTP values were driven
  *   rtp_peak         read-only: the largest RTP value driven since the last fresh_chip
- *   registers        read-only: registers 0x00-0x22 in hex (reading it clears nothing)
+ *   registers        read-only: registers 0x00-0x22 in hex, brought up to now (reading it clears nothing)
  *   attach_drv260x   writing 1 instantiates the kernel's drv260x driver on the chip (an I2C client
  *                    "drv2605l" with the device properties its probe needs: LRA mode, LRA library,
  *                    2.0 V rated, 2.5 V overdrive); writing 0 removes it
@@ -118,6 +118,8 @@ static const struct kernel_param_ops fresh_chip_ops = { .set = fresh_chip_set };
 module_param_cb(fresh_chip, &fresh_chip_ops, NULL, 0200);
 MODULE_PARM_DESC(fresh_chip, "write 1: a new chip (power-on values, no latched flags, no OTP)");
 
+static void advance(struct drv_sim *sim);
+
 static int registers_get(char *buffer, const struct kernel_param *kp)
 {
 	unsigned long flags;
@@ -126,6 +128,7 @@ static int registers_get(char *buffer, const struct kernel_param *kp)
 	if (!the_sim)
 		return -ENODEV;
 	spin_lock_irqsave(&the_sim->lock, flags);
+	advance(the_sim);
 	for (index = 0; index < DRV_MODEL_REGISTER_COUNT; index++)
 		length += scnprintf(buffer + length, PAGE_SIZE - length, "%02x%s", the_sim->regs[index],
 				    index + 1 < DRV_MODEL_REGISTER_COUNT ? " " : "\n");

@@ -1,0 +1,5 @@
+"""MicroPython's const(), which CPython lacks."""
+
+
+def const(value):
+    return value
