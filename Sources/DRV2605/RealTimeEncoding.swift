@@ -3,7 +3,9 @@
 /// The meaning of the byte depends on DATA_FORMAT_RTP (signed or unsigned), the loop and, in
 /// closed loop, BIDIR_INPUT (datasheet figures 24–27, drv2605.md §3). Amplitude is −1...1 of full
 /// scale (RATED_VOLTAGE in closed loop, OD_CLAMP in open loop); negative means brake (ERM) or
-/// opposite phase (LRA open loop) where the mode has a negative half, and no drive otherwise.
+/// opposite phase (LRA) in open loop only. In closed loop with BIDIR_INPUT set, the datasheet's
+/// table gives no drive for the lower half of the input (signed 0x81...0x00, unsigned
+/// 0x00...0x7F): the loop brakes by itself, the input cannot ask for it.
 public struct RealTimeEncoding: Sendable, Hashable {
     public var unsigned: Bool
     public var openLoop: Bool
@@ -20,8 +22,8 @@ public struct RealTimeEncoding: Sendable, Hashable {
                   bidirectional: configuration.bidirectionalInput)
     }
 
-    /// Whether negative amplitudes mean anything (brake / reverse phase).
-    public var hasNegativeHalf: Bool { openLoop || bidirectional }
+    /// Whether negative amplitudes mean anything (brake / reverse phase): open loop only.
+    public var hasNegativeHalf: Bool { openLoop }
 
     /// The RTP_INPUT byte for `amplitude` (clamped to −1...1; to 0...1 where there is no negative half).
     public func byte(for amplitude: Double) -> UInt8 {
@@ -43,7 +45,7 @@ public struct RealTimeEncoding: Sendable, Hashable {
         if !openLoop && !bidirectional { return Double(byte) / 255 }
         let signed: Double = unsigned ? (Double(byte) - 128) / 127 : Double(Int8(bitPattern: byte)) / 127
         // Open loop: negative is brake (ERM) or reversed phase (LRA). Closed loop bidirectional:
-        // the lower half brakes actively.
-        return min(1, max(-1, signed))
+        // the lower half is no drive (datasheet, drv2605.md §3), not a brake.
+        return min(1, max(openLoop ? -1 : 0, signed))
     }
 }

@@ -168,7 +168,12 @@ import Testing
     @Test func realTimeEncodings() {
         let signed = RealTimeEncoding(unsigned: false, openLoop: false, bidirectional: true)
         #expect(signed.byte(for: 1) == 0x7F && signed.byte(for: 0) == 0 && signed.byte(for: 0.5) == 0x40)
-        #expect(signed.byte(for: -1) == 0x81)
+        // Closed loop, BIDIR_INPUT: the lower half of the input is no drive, not a brake
+        // (datasheet table, drv2605.md §3): a negative amplitude is sent as zero.
+        #expect(signed.byte(for: -1) == 0 && signed.amplitude(for: 0x81) == 0 && signed.amplitude(for: 0xC0) == 0)
+        let unsignedClosed = RealTimeEncoding(unsigned: true, openLoop: false, bidirectional: true)
+        #expect(unsignedClosed.amplitude(for: 0x00) == 0 && unsignedClosed.amplitude(for: 0x7F) == 0)
+        #expect(abs(unsignedClosed.amplitude(for: 0xBF) - 0.5) < 0.01 && unsignedClosed.amplitude(for: 0xFF) == 1)
         let unsigned = RealTimeEncoding(unsigned: true, openLoop: true, bidirectional: true)
         #expect(unsigned.byte(for: 1) == 0xFF && unsigned.byte(for: 0) == 0x80 && unsigned.byte(for: -1) == 0x01)
         let unidirectional = RealTimeEncoding(unsigned: true, openLoop: false, bidirectional: false)
