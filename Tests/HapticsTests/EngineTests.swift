@@ -229,6 +229,19 @@ import Testing
         }
     }
 
+    /// A heavy impact is one push on either actuator (an ERM's used to be two clicks back to
+    /// back, felt as a double click), and more than a medium one.
+    @Test(arguments: [ActuatorType.lra, .erm])
+    func aHeavyImpactIsOnePushStrongerThanMedium(actuator: ActuatorType) throws {
+        let rig = try EngineRig(actuator: actuator)
+        rig.advance(.seconds(1))
+        let start = rig.clock.now
+        rig.engine.play(.impact(.heavy))
+        rig.advance(.seconds(1))
+        #expect(rig.chip.output.bursts(from: start, to: rig.clock.now).count == 1)
+        #expect(rig.measure(.impact(.heavy)).energy > rig.measure(.impact(.medium)).energy)
+    }
+
     @Test(arguments: [ActuatorType.lra, .erm])
     func softStartsGentlerThanRigid(actuator: ActuatorType) throws {
         let rig = try EngineRig(actuator: actuator)

@@ -59,7 +59,10 @@ public struct FeedbackMapping: Sendable, Hashable {
         case .erm:
             table[.impact(.light)] = rom([e(18)])     // Strong Click 2 - 80%
             table[.impact(.medium)] = rom([e(1)])     // Strong Click 100%
-            table[.impact(.heavy)] = rom([e(1), e(17)]) // two strong clicks back to back: a longer push
+            // No ROM click is stronger than Strong Click 100%, and two back to back (as heavy
+            // used to be) feel like a double click. One longer push instead: 80 ms at full scale,
+            // then 15 ms of brake (open loop; in closed loop the chip brakes by itself).
+            table[.impact(.heavy)] = .realTime(RealTimeClip(tick: .milliseconds(5), levels: Array(repeating: 1, count: 16) + Array(repeating: -1, count: 3)))
             table[.selection] = rom([e(24)])          // Sharp Tick 1 - 100%: a weaker tick barely moves an ERM
             table[.alignment] = rom([e(21)])          // Medium Click 1 - 100%
             table[.levelChange] = rom([e(34)])        // Short Double Sharp Tick 1
