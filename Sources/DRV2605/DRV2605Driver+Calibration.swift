@@ -115,18 +115,44 @@ extension DRV2605Driver {
         try readFile(from: .status, through: .lraResonancePeriod)
     }
 
-    /// Burns RATED_VOLTAGE, OD_CLAMP, A_CAL_COMP, A_CAL_BEMF and FEEDBACK_CONTROL into the chip's
-    /// one-time-programmable memory. Irreversible; the caller must have asked the user.
-    public func programOTP(confirmed: Bool) throws(DRV2605Error) {
+    /// Burns RATED_VOLTAGE, OD_CLAMP, A_CAL_COMP, A_CAL_BEMF and FEEDBACK_CONTROL (0x16-0x1A)
+    /// into the chip's one-time-programmable memory. Irreversible; the caller must have asked the
+    /// user. OTP programming needs VDD between 4.0 and 4.4 V [DS]: the supply is measured through
+    /// VBAT while driving, unless `supplyVolts` is given, and the burn is refused outside that
+    /// range. The chip is then reset, which loads 0x16-0x1A from OTP, and they are read back: a
+    /// difference, or OTP_STATUS still 0, throws `.otpNotVerified`. Returns what was read back.
+    @discardableResult
+    public func programOTP(confirmed: Bool, supplyVolts: Double? = nil) throws(DRV2605Error) -> RegisterFile {
         guard confirmed else { throw .invalidArgument("OTP programming is irreversible and needs explicit confirmation") }
         guard configuration.calibration != nil else { throw .invalidArgument("calibrate before burning OTP") }
+        guard let part else { throw .notStarted }
         try ensureEnabled()
-        try write(.mode, ModeRegister(mode: .internalTrigger).rawValue)
-        noteStandby(false)
+        guard !Control4Register(rawValue: try read(.control4)).otpProgrammed else {
+            throw .unsupported("this chip's OTP is already programmed (OTP_STATUS = 1); it can be burnt once")
+        }
+        let volts: Double
+        if let supplyVolts { volts = supplyVolts } else { volts = try measureWhileDriving().supplyVolts }
+        guard (4.0...4.4).contains(volts) else {
+            throw .invalidArgument(String(format: "burning OTP needs VDD between 4.0 and 4.4 V; the supply measures %.2f V. Power the board from 4.2 V for the burn", volts))
+        }
+        // The registers hold exactly what is burnt, then OTP_PROGRAM.
+        try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
         var control4 = configuration.control4
         control4.otpProgram = true
         try write(.control4, control4.rawValue)
         clock.sleep(for: .milliseconds(10))
+        try reset()
+        let file = try readFile(from: .ratedVoltage, through: .control4)
+        let burnt = configuration.registerFile(for: part, slots: [])
+        guard file[Control4Register.self].otpProgrammed else {
+            throw .otpNotVerified("OTP_STATUS is still 0 after the burn and a reset")
+        }
+        for register in [Register.ratedVoltage, .overdriveClamp, .autoCalibrationCompensation, .autoCalibrationBackEMF, .feedbackControl]
+        where file[register] != burnt[register] {
+            throw .otpNotVerified(String(format: "after the burn and a reset, %@ reads 0x%02X; 0x%02X was burnt", register.description, file[register], burnt[register]))
+        }
+        try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
         try enterStandby()
+        return file
     }
 }

@@ -34,6 +34,9 @@ public final class DRV2605Driver {
         public var registersSurviveShutdown = false
         /// Reset the chip at start-up (clears whatever a previous program left behind).
         public var resetAtStart = true
+        /// At start-up without a saved calibration, take a programmed chip's OTP values (voltages,
+        /// calibration) as the configuration instead of writing defaults over them.
+        public var keepsProgrammedOTP = true
         /// Trigger with an IN/TRIG edge instead of a GO write when the pin is wired.
         public var triggerWithPin = true
         /// Pulse width on IN/TRIG for an edge trigger.
@@ -90,6 +93,8 @@ public final class DRV2605Driver {
     public internal(set) var part: Part?
     /// What was (or will be) written at start-up; calibration updates it.
     public internal(set) var configuration: DRV2605Configuration
+    /// Whether `start()` found OTP programmed and took its values (see `Options.keepsProgrammedOTP`).
+    public private(set) var usesProgrammedOTP = false
     /// Shutdown, standby or ready, as the driver last left the chip.
     public internal(set) var power: PowerState = .shutdown
     /// The operating mode last written.
@@ -136,9 +141,23 @@ public final class DRV2605Driver {
         let found = try identifyAllowingAReset()
         try configuration.validate(for: found)
         if options.resetAtStart { try reset() }
+        if options.keepsProgrammedOTP && configuration.calibration == nil { try adoptProgrammedOTP() }
         try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
         try enterStandby()
         return found
+    }
+
+    /// With OTP programmed (OTP_STATUS = 1) the chip loaded its voltages, calibration and
+    /// feedback settings from OTP at reset: they become the configuration's, so start-up does not
+    /// overwrite them with defaults. Only when no saved calibration is given (one is newer).
+    private func adoptProgrammedOTP() throws(DRV2605Error) {
+        let file = try readFile(from: .ratedVoltage, through: .control4)
+        guard file[Control4Register.self].otpProgrammed else { return }
+        configuration.ratedVoltage = file[.ratedVoltage]
+        configuration.overdriveClamp = file[.overdriveClamp]
+        configuration.calibration = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
+                                                      backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
+        usesProgrammedOTP = true
     }
 
     /// Reads STATUS and names the part. Rejects anything that is not a DRV2604/2605.

@@ -22,6 +22,8 @@ public enum DRV2605Error: Error, Sendable, Equatable, CustomStringConvertible {
     case calibrationFailed(String)
     /// The driver was used before `start()`.
     case notStarted
+    /// OTP was burnt, but what the chip loads from it after a reset is not what was burnt.
+    case otpNotVerified(String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,7 @@ public enum DRV2605Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unsupported(text): return "not supported: \(text)"
         case let .calibrationFailed(text): return "auto-calibration failed: \(text). Hint: mount the actuator to a mass (a loose motor on a desk often fails), and check the rated voltage and clamp"
         case .notStarted: return "the driver has not been started: call start() first"
+        case let .otpNotVerified(text): return "OTP programming could not be verified: \(text). OTP cannot be burnt again; the chip starts with what it holds. Hint: check VDD during the burn (4.0-4.4 V)"
         }
     }
 

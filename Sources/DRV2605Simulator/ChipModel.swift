@@ -34,6 +34,12 @@ public enum ChipModel {
     /// PLAYBACK_INTERVAL = 1 ms (CONTROL5 bit 4, L parts) plays ROM effects this many times
     /// faster than the 5 ms default. [Inference: drv2605.md §6]
     public static let oneMillisecondIntervalSpeedUp = 5
+    /// The registers OTP keeps: RATED_VOLTAGE, OD_CLAMP, A_CAL_COMP, A_CAL_BEMF, FEEDBACK_CONTROL;
+    /// a reset (and a power-up) loads them from OTP once it is programmed. [DS]
+    public static let otpRegisters: ClosedRange<UInt8> = 0x16...0x1A
+    /// OTP programming needs VDD within this range [DS]; outside it, the emulations do not burn
+    /// (OTP_STATUS stays 0). What silicon does outside the range is not published. [OURS]
+    public static let otpSupplyMillivolts: ClosedRange<Int> = 4000...4400
     /// The supply both emulations run from; VBAT reads VDD × 255 / 5.6 V while driving. [DS]
     public static let supplyVolts = 5.0
     /// The resonance of the LRA both emulations drive, and so the LRA_PERIOD they report
@@ -87,7 +93,13 @@ public enum ChipModel {
             "#define DRV_MODEL_IGNORES_WRITES_IN_STANDBY \(ignoresWritesInStandby ? 1 : 0)",
             "#define DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK \(modeChangeStopsPlayback ? 1 : 0)",
             "#define DRV_MODEL_ONE_MS_INTERVAL_SPEED_UP \(oneMillisecondIntervalSpeedUp)",
-            String(format: "#define DRV_MODEL_SUPPLY_READING 0x%02X", supplyReading()),
+            "#define DRV_MODEL_SUPPLY_MV \(Int(supplyVolts * 1000))",
+            "/* VBAT's reading for a supply in mV: mV × 255 / 5600, rounded. */",
+            "#define DRV_MODEL_SUPPLY_READING(mv) (((mv) * 255 + 2800) / 5600)",
+            "#define DRV_MODEL_OTP_FIRST 0x\(String(otpRegisters.lowerBound, radix: 16, uppercase: true))",
+            "#define DRV_MODEL_OTP_LAST 0x\(String(otpRegisters.upperBound, radix: 16, uppercase: true))",
+            "#define DRV_MODEL_OTP_MIN_MV \(otpSupplyMillivolts.lowerBound)",
+            "#define DRV_MODEL_OTP_MAX_MV \(otpSupplyMillivolts.upperBound)",
             "#define DRV_MODEL_LRA_PERIOD \(periodField())",
             "/* Calibration results from RATED_VOLTAGE (see ChipModel.calibrationResults). */",
             "#define DRV_MODEL_CAL_COMPENSATION(rated) ((8 * 40 + (rated) + 20) / 40)",

@@ -12,6 +12,7 @@ import HardwareAccess
 /// read 00 1 = e0       register, count, optional expected bytes (.. = any)
 /// wait 80              milliseconds
 /// actuator open        ok | open | short: the emulated actuator on the outputs
+/// supply 4200          the chip's VDD in millivolts (VBAT, OTP programming)
 /// ```
 public struct ModelScript: Sendable, Equatable {
     /// What the emulated actuator is.
@@ -23,6 +24,7 @@ public struct ModelScript: Sendable, Equatable {
         case read(register: UInt8, count: Int, expected: [UInt8?]?)
         case wait(milliseconds: Int)
         case actuator(Actuator)
+        case supply(millivolts: Int)
     }
 
     /// A problem in a script's text.
@@ -76,8 +78,11 @@ public struct ModelScript: Sendable, Equatable {
             case "actuator":
                 guard words.count == 2, let state = Actuator(rawValue: words[1]) else { throw fail("actuator is ok, open or short") }
                 steps.append((line, .actuator(state)))
+            case "supply":
+                guard words.count == 2, let millivolts = Int(words[1]), (2000...5500).contains(millivolts) else { throw fail("supply needs millivolts (2000-5500)") }
+                steps.append((line, .supply(millivolts: millivolts)))
             default:
-                throw fail("unknown step '\(verb)' (write, read, wait, actuator)")
+                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply)")
             }
         }
         return ModelScript(name: name, steps: steps)
@@ -91,8 +96,9 @@ public struct ModelScript: Sendable, Equatable {
     }
 
     /// Runs the script on `bus` at `address`. `wait` lets time pass (a virtual clock's advance,
-    /// or a real sleep); `setActuator` changes the emulated actuator.
-    public func run(on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void) -> [Answer] {
+    /// or a real sleep); `setActuator` and `setSupply` change the emulated actuator and VDD.
+    public func run(on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
+                    setSupply: (Int) -> Void) -> [Answer] {
         var answers: [Answer] = []
         for (line, step) in steps {
             switch step {
@@ -120,6 +126,8 @@ public struct ModelScript: Sendable, Equatable {
                 wait(milliseconds)
             case let .actuator(state):
                 setActuator(state)
+            case let .supply(millivolts):
+                setSupply(millivolts)
             }
         }
         return answers
@@ -133,6 +141,6 @@ public struct ModelScript: Sendable, Equatable {
         return run(on: chip, address: options.address, wait: { clock.advance(by: .milliseconds($0)) }, setActuator: { state in
             chip.actuator.connected = state != .open
             chip.actuator.shorted = state == .short
-        })
+        }, setSupply: { chip.actuator.supplyVolts = Double($0) / 1000 })
     }
 }

@@ -73,6 +73,8 @@ public final class SimulatedDRV2605: I2CBus {
     public private(set) var transactionCount = 0
     /// Whether OTP was burnt.
     public private(set) var otpProgrammed = false
+    /// What OTP holds for 0x16-0x1A once burnt: a reset loads it.
+    public private(set) var otpValues: [UInt8] = []
 
     // Fault injection.
     private var faultsByIndex: [Int: InjectedFault] = [:]
@@ -272,10 +274,14 @@ public final class SimulatedDRV2605: I2CBus {
         case .control4:
             // OTP_STATUS is the chip's to say; OTP_PROGRAM burns and reads back as 0.
             var written = Control4Register(rawValue: value)
-            let burn = written.otpProgram
+            let millivolts = Int((actuator.supplyVolts * 1000).rounded())
+            let burn = written.otpProgram && !otpProgrammed && ChipModel.otpSupplyMillivolts.contains(millivolts)
             written.otpProgram = false
-            written.otpProgrammed = registers[Control4Register.self].otpProgrammed || burn
-            if burn { otpProgrammed = true }
+            if burn {
+                otpProgrammed = true
+                otpValues = ChipModel.otpRegisters.map { registers[address: $0] ?? 0 }
+            }
+            written.otpProgrammed = otpProgrammed
             registers[Control4Register.self] = written
         default:
             registers[register] = value
@@ -415,6 +421,9 @@ public final class SimulatedDRV2605: I2CBus {
         registers[StatusRegister.self].overTemperature = latched.overTemperature
         registers[StatusRegister.self].overCurrent = latched.overCurrent
         registers[Control4Register.self].otpProgrammed = otpProgrammed
+        for (address, value) in zip(ChipModel.otpRegisters, otpValues) {
+            if let register = Register(rawValue: address) { registers[register] = value }
+        }
         resetUntil = nil
     }
 

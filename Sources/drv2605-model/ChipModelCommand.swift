@@ -25,7 +25,7 @@ struct ChipModelCommand: ParsableCommand {
             abstract: "Run transaction scripts against the chip on --bus and against the simulator; print every difference.",
             discussion: "Each script starts on a fresh chip: the fixture's fresh_chip parameter is written, and the simulator is new. Exits 1 on a difference or a broken expectation.")
         @Option(help: "The I2C bus of the emulated chip (a path or a number).") var bus: String
-        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator).")
+        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv).")
         var parameters = "/sys/module/i2c_drv2605_sim/parameters"
         @Argument(help: "Script files (Tests/ChipModelScripts/*.txt).") var scripts: [String]
 
@@ -43,10 +43,13 @@ struct ChipModelCommand: ParsableCommand {
                 let name = (path as NSString).lastPathComponent
                 let script = try ModelScript.parse(try String(contentsOfFile: path, encoding: .utf8), name: name)
                 try setParameter("actuator", "0")
+                try setParameter("supply_mv", String(Int(ChipModel.supplyVolts * 1000)))
                 try setParameter("fresh_chip", "1")
                 var failure: (any Error)?
                 let fixture = script.run(on: device, wait: { usleep(useconds_t($0) * 1000) }, setActuator: { state in
                     do { try setParameter("actuator", state == .ok ? "0" : state == .open ? "1" : "2") } catch { failure = error }
+                }, setSupply: { millivolts in
+                    do { try setParameter("supply_mv", String(millivolts)) } catch { failure = error }
                 })
                 if let failure { throw failure }
                 let simulator = script.runOnSimulator()
@@ -64,6 +67,7 @@ struct ChipModelCommand: ParsableCommand {
                 }
             }
             try setParameter("actuator", "0")
+            try setParameter("supply_mv", String(Int(ChipModel.supplyVolts * 1000)))
             try setParameter("fresh_chip", "1")
             print("model agreement: \(scripts.count) scripts, \(differences) differences, \(broken) broken expectations")
             if differences > 0 || broken > 0 { throw ExitCode(1) }

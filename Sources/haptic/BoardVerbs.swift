@@ -32,6 +32,7 @@ struct Calibrate: ParsableCommand {
             let record = CalibrationRecord(key: session.calibrationKey, part: part, configuration: session.configuration,
                                            values: values, calibratedAt: Date())
             try session.calibrationStore.save(record)
+            var otp: [String: Any]?
             if burnOTP {
                 var confirmed = yes
                 if !confirmed {
@@ -39,11 +40,19 @@ struct Calibrate: ParsableCommand {
                     confirmed = readLine() == "burn"
                 }
                 guard confirmed else { throw CLIError("OTP not burnt (not confirmed)", exitCode: CLIError.usage) }
-                try session.engine.withDriver { try $0.programOTP(confirmed: true) }
+                let burnt = try session.engine.withDriver { try $0.programOTP(confirmed: true) }
+                otp = ["verified": true, "ratedVoltage": Int(burnt[.ratedVoltage]), "overdriveClamp": Int(burnt[.overdriveClamp]),
+                       "compensation": Int(burnt[.autoCalibrationCompensation]), "backEMF": Int(burnt[.autoCalibrationBackEMF]),
+                       "feedbackControl": Int(burnt[.feedbackControl])]
+                if !global.json { print(String(format: "OTP burnt and read back after a reset: 0x16-0x1A = %02X %02X %02X %02X %02X",
+                                               burnt[.ratedVoltage], burnt[.overdriveClamp], burnt[.autoCalibrationCompensation],
+                                               burnt[.autoCalibrationBackEMF], burnt[.feedbackControl])) }
             }
+
             var result: [String: Any] = ["compensation": Int(values.compensation), "backEMF": Int(values.backEMF),
                                          "backEMFGain": Int(values.backEMFGain), "saved": session.calibrationStore.path,
                                          "key": session.calibrationKey]
+            if let otp { result["otp"] = otp }
             if let period = values.lraPeriod { result["lraPeriod"] = Int(period) }
             if let hz = values.resonantHz { result["resonantHz"] = hz }
             if global.json {

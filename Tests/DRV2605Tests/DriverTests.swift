@@ -37,18 +37,20 @@ struct Rig {
 }
 
 @Suite struct DriverStartupTests {
-    @Test func startupIsFiveTransactionsAndEndsInStandby() throws {
+    @Test func startupIsSixTransactionsAndEndsInStandby() throws {
         let rig = Rig()
         var part: Part?
         let log = try rig.transactions { part = try rig.driver.start() }
         #expect(part == .drv2605L)
-        #expect(log.count == 5)
+        #expect(log.count == 6)
         #expect(log[0].written == [0x00] && log[0].kind == .writeRead)
         #expect(log[1].written == [0x01, 0x80])
         #expect(log[2].written == [0x01] && log[2].kind == .writeRead)
-        #expect(log[3].written.prefix(2) == [0x01, 0x00])
-        #expect(log[3].written.count == 1 + 0x20)
-        #expect(log[4].written == [0x01, 0x40])
+        // 0x16-0x1E: whether OTP is programmed, and what it loaded if so.
+        #expect(log[3].written == [0x16] && log[3].kind == .writeRead && log[3].read.count == 9)
+        #expect(log[4].written.prefix(2) == [0x01, 0x00])
+        #expect(log[4].written.count == 1 + 0x20)
+        #expect(log[5].written == [0x01, 0x40])
         // The chip holds the configuration, although it ignores writes in standby.
         #expect(rig.chip.registers[.librarySelection] == 6)
         #expect(rig.chip.registers[.ratedVoltage] == 0x53)
@@ -66,6 +68,7 @@ struct Rig {
             .write(.drv2605, [0x01, 0x80]),
             .writeRead(.drv2605, [0x01], response: [0x80], fail: .noAcknowledge),
             .writeRead(.drv2605, [0x01], response: [0x40]),
+            .writeRead(.drv2605, [0x16], response: [0x3E, 0x8C, 0x0C, 0x6C, 0x36, 0x93, 0xF5, 0xA0, 0x20]),
             .write(.drv2605, [0x01, 0x00] + image),
             .write(.drv2605, [0x01, 0x40]),
         ])
@@ -452,26 +455,87 @@ struct Rig {
 }
 
 @Suite struct OTPTests {
+    /// A board powered at 4.2 V for the burn (OTP needs VDD 4.0-4.4 V).
+    static let burnSupply = SimulatedActuator(type: .lra, supplyVolts: 4.2)
+
     /// Burning OTP is refused unless confirmed and calibrated; when done, OTP_PROGRAM is written
-    /// once, the chip reports OTP_STATUS = 1 (and keeps it through a reset), and the driver ends in
+    /// once, the chip is reset and what it loads from OTP is read back, and the driver ends in
     /// standby.
-    @Test func otpIsBurntOnlyWhenConfirmedAndCalibrated() throws {
-        let rig = Rig()
+    @Test func otpIsBurntOnlyWhenConfirmedAndCalibratedThenVerified() throws {
+        let rig = Rig(actuator: Self.burnSupply)
         try rig.driver.start()
         #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: false) }
         #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: true) }
         #expect(!rig.chip.otpProgrammed)
-        _ = try rig.driver.calibrate()
-        let burns = try rig.transactions { try rig.driver.programOTP(confirmed: true) }
-            .filter { $0.written.first == Register.control4.rawValue && Control4Register(rawValue: $0.written[1]).otpProgram }
+        let calibration = try rig.driver.calibrate()
+        var readBack = RegisterFile()
+        let log = try rig.transactions { readBack = try rig.driver.programOTP(confirmed: true) }
+        let burns = log.filter { $0.written.first == Register.control4.rawValue && $0.written.count == 2 && Control4Register(rawValue: $0.written[1]).otpProgram }
         #expect(burns.count == 1)
+        // DEV_RESET after the burn, then the read-back of 0x16-0x1E.
+        let burn = try #require(log.firstIndex { $0.written.first == Register.control4.rawValue && $0.written.count == 2 && Control4Register(rawValue: $0.written[1]).otpProgram })
+        #expect(log[burn...].contains { $0.written.first == Register.mode.rawValue && ModeRegister(rawValue: $0.written[1]).deviceReset })
+        #expect(log.last { $0.kind == .writeRead }?.written == [Register.ratedVoltage.rawValue])
         #expect(rig.chip.otpProgrammed)
+        #expect(readBack[.autoCalibrationCompensation] == calibration.compensation && readBack[.autoCalibrationBackEMF] == calibration.backEMF)
         #expect(rig.chip.registers[Control4Register.self].otpProgrammed)
         #expect(!rig.chip.registers[Control4Register.self].otpProgram, "OTP_PROGRAM is not left set")
         #expect(rig.chip.registers[ModeRegister.self].standby)
+        #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: true) } // once only
+    }
+
+    /// At 5.0 V (measured through VBAT while driving) the burn is refused and nothing is written.
+    @Test func theBurnIsRefusedOutsideTheSupplyRange() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        _ = try rig.driver.calibrate()
+        do {
+            try rig.driver.programOTP(confirmed: true)
+            Issue.record("burnt at 5.0 V")
+        } catch {
+            #expect(error.description.contains("4.0 and 4.4 V") && error.description.contains("measures 5.0"), "\(error)")
+        }
+        #expect(!rig.bus.log.contains { $0.written.first == Register.control4.rawValue && $0.written.count == 2 && Control4Register(rawValue: $0.written[1]).otpProgram })
+        #expect(!rig.chip.otpProgrammed)
+    }
+
+    /// A burn that does not take (VDD fell out of range: the driver was told 4.2 V) is caught by
+    /// the read-back, not reported as done.
+    @Test func aBurnThatDidNotTakeIsReported() throws {
+        let rig = Rig()
+        try rig.driver.start()
+        _ = try rig.driver.calibrate()
+        #expect { try rig.driver.programOTP(confirmed: true, supplyVolts: 4.2) } throws: { error in
+            guard case let .otpNotVerified(text)? = error as? DRV2605Error else { return false }
+            return text.contains("OTP_STATUS is still 0")
+        }
+    }
+
+    /// A programmed chip starts with its OTP values when no calibration is saved, instead of
+    /// having them overwritten with defaults; a saved calibration still wins.
+    @Test func startUpKeepsProgrammedValuesUnlessACalibrationIsSaved() throws {
+        let rig = Rig(actuator: Self.burnSupply)
+        var configuration = rig.driver.configuration
+        configuration.ratedVoltage = 0x50
+        let burner = DRV2605Driver(bus: rig.bus, configuration: configuration, clock: rig.clock)
+        try burner.start()
+        _ = try burner.calibrate()
+        try burner.programOTP(confirmed: true)
+        let burnt = rig.chip.otpValues
         rig.chip.resetNow()
-        rig.clock.advance(by: .milliseconds(5))
-        #expect(try rig.driver.dumpRegisters()[Control4Register.self].otpProgrammed, "OTP_STATUS survives a reset")
+
+        let fresh = DRV2605Driver(bus: rig.bus, configuration: rig.driver.configuration, clock: rig.clock)
+        try fresh.start()
+        #expect(fresh.usesProgrammedOTP)
+        #expect(rig.chip.registers[.ratedVoltage] == 0x50 && rig.chip.registers[.ratedVoltage] != rig.driver.configuration.ratedVoltage)
+        #expect(rig.chip.registers[.autoCalibrationCompensation] == burnt[2] && rig.chip.registers[.autoCalibrationBackEMF] == burnt[3])
+
+        var saved = rig.driver.configuration
+        saved.calibration = CalibrationValues(compensation: 0x11, backEMF: 0x22, backEMFGain: 1)
+        let withSaved = DRV2605Driver(bus: rig.bus, configuration: saved, clock: rig.clock)
+        try withSaved.start()
+        #expect(!withSaved.usesProgrammedOTP)
+        #expect(rig.chip.registers[.ratedVoltage] == saved.ratedVoltage && rig.chip.registers[.autoCalibrationCompensation] == 0x11)
     }
 
     /// OTP_STATUS is read-only: a CONTROL4 write with that bit set (a copied register value) does

@@ -13,7 +13,13 @@ static const unsigned int drv_model_calibration_ms[4] = { 250, 350, 600, 1100 };
 #define DRV_MODEL_IGNORES_WRITES_IN_STANDBY 1
 #define DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK 1
 #define DRV_MODEL_ONE_MS_INTERVAL_SPEED_UP 5
-#define DRV_MODEL_SUPPLY_READING 0xE4
+#define DRV_MODEL_SUPPLY_MV 5000
+/* VBAT's reading for a supply in mV: mV × 255 / 5600, rounded. */
+#define DRV_MODEL_SUPPLY_READING(mv) (((mv) * 255 + 2800) / 5600)
+#define DRV_MODEL_OTP_FIRST 0x16
+#define DRV_MODEL_OTP_LAST 0x1A
+#define DRV_MODEL_OTP_MIN_MV 4000
+#define DRV_MODEL_OTP_MAX_MV 4400
 #define DRV_MODEL_LRA_PERIOD 58
 /* Calibration results from RATED_VOLTAGE (see ChipModel.calibrationResults). */
 #define DRV_MODEL_CAL_COMPENSATION(rated) ((8 * 40 + (rated) + 20) / 40)

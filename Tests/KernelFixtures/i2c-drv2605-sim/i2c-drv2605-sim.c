@@ -11,6 +11,7 @@
  *
  * Parameters (/sys/module/i2c_drv2605_sim/parameters):
  *   actuator         0 a 175 Hz LRA, 1 open (nothing connected), 2 shorted
+ *   supply_mv        VDD in millivolts (VBAT's reading; OTP burns only at 4.0-4.4 V)
  *   fresh_chip       writing 1 puts a new chip on the board: power-on values, no latched flags, no OTP
  *   effect_percent   ROM effect lengths as a percentage of the model's estimates (default 100)
  *   rtp_level        read-only: the last RTP value driven in real-time playback mode
@@ -63,6 +64,7 @@ struct drv_sim {
 	u8 regs[DRV_MODEL_REGISTER_COUNT];
 	u8 pointer;
 	bool otp_programmed;
+	u8 otp[DRV_MODEL_OTP_LAST - DRV_MODEL_OTP_FIRST + 1];
 	enum activity activity;
 	unsigned long go_until;    /* jiffies when the activity ends */
 	unsigned long reset_until; /* jiffies when DEV_RESET completes; 0 = none */
@@ -75,6 +77,9 @@ static struct i2c_client *drv260x_client;
 static int actuator;
 module_param(actuator, int, 0644);
 MODULE_PARM_DESC(actuator, "0 a 175 Hz LRA, 1 open, 2 shorted");
+static int supply_mv = DRV_MODEL_SUPPLY_MV;
+module_param(supply_mv, int, 0644);
+MODULE_PARM_DESC(supply_mv, "VDD in millivolts");
 static int effect_percent = 100;
 module_param(effect_percent, int, 0644);
 MODULE_PARM_DESC(effect_percent, "ROM effect lengths as a percentage of the model's estimates");
@@ -218,7 +223,7 @@ static void go(struct drv_sim *sim)
 {
 	switch (mode_of(sim)) {
 	case 0: case 1: case 2: /* internal trigger, external edge, external level */
-		sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING;
+		sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING(supply_mv);
 		if (actuator == 2) {
 			sim->regs[REG_STATUS] |= 0x01; /* OC_DETECT; the output stops */
 			stop(sim);
@@ -274,8 +279,10 @@ static void advance(struct drv_sim *sim)
 
 		memcpy(sim->regs, drv_model_reset_values, sizeof(sim->regs));
 		sim->regs[REG_STATUS] |= latched;
-		if (sim->otp_programmed)
+		if (sim->otp_programmed) {
 			sim->regs[REG_CONTROL4] |= CONTROL4_OTP_STATUS;
+			memcpy(&sim->regs[DRV_MODEL_OTP_FIRST], sim->otp, sizeof(sim->otp));
+		}
 		sim->reset_until = 0;
 		stop(sim);
 	}
@@ -287,7 +294,7 @@ static void drive_real_time(struct drv_sim *sim)
 {
 	if (mode_of(sim) != 5 || in_standby(sim) || actuator == 1)
 		return;
-	sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING;
+	sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING(supply_mv);
 	rtp_level = sim->regs[REG_RTP];
 	rtp_writes++;
 	if (rtp_level > rtp_peak)
@@ -336,10 +343,13 @@ static void write_register(struct drv_sim *sim, u8 reg, u8 value)
 		return;
 	case REG_CONTROL4:
 		/* OTP_STATUS is the chip's to say; OTP_PROGRAM burns and reads back as 0. */
-		if (value & CONTROL4_OTP_PROGRAM)
+		if ((value & CONTROL4_OTP_PROGRAM) && !sim->otp_programmed &&
+		    supply_mv >= DRV_MODEL_OTP_MIN_MV && supply_mv <= DRV_MODEL_OTP_MAX_MV) {
 			sim->otp_programmed = true;
+			memcpy(sim->otp, &sim->regs[DRV_MODEL_OTP_FIRST], sizeof(sim->otp));
+		}
 		sim->regs[REG_CONTROL4] = (value & ~(CONTROL4_OTP_PROGRAM | CONTROL4_OTP_STATUS)) |
-					  ((sim->otp_programmed || (sim->regs[REG_CONTROL4] & CONTROL4_OTP_STATUS)) ? CONTROL4_OTP_STATUS : 0);
+					  (sim->otp_programmed ? CONTROL4_OTP_STATUS : 0);
 		return;
 	default:
 		sim->regs[reg] = value;
