@@ -18,9 +18,16 @@ extension DRV2605Driver {
                 throw .calibrationFailed("DIAG_RESULT = 1 (the routine did not converge)")
             }
             let file = try readFile(from: .autoCalibrationCompensation, through: .lraOpenLoopPeriod)
+            // The resonance: LRA_PERIOD, which the chip updates only while it drives an LRA [DS],
+            // read on a short buzz. OL_LRA_PERIOD is not trusted for it: only a forum answer
+            // (TI e2e 1120884) says calibration writes it. A part without ROM effects keeps that.
+            var period: UInt8?
+            if configuration.actuator == .lra {
+                period = part?.hasROMLibrary == true ? try registersWhileDriving()[.lraResonancePeriod] : file[.lraOpenLoopPeriod] & 0x7F
+                if period == 0 { period = nil }
+            }
             values = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
-                                       backEMFGain: file[FeedbackControlRegister.self].backEMFGain,
-                                       lraPeriod: configuration.actuator == .lra ? file[.lraOpenLoopPeriod] & 0x7F : nil)
+                                       backEMFGain: file[FeedbackControlRegister.self].backEMFGain, lraPeriod: period)
         } catch {
             try? enterStandby()
             throw error
@@ -99,6 +106,13 @@ extension DRV2605Driver {
     /// Live readouts that the chip only updates while it drives: plays a buzz, reads VBAT and
     /// LRA_PERIOD in one transaction after `settle`, then stops and returns to standby.
     public func measureWhileDriving(settle: Duration = .milliseconds(50)) throws(DRV2605Error) -> (supplyVolts: Double, resonanceHz: Double?) {
+        let file = try registersWhileDriving(settle: settle)
+        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: file[.lraResonancePeriod]) : nil
+        return (ActuatorEquations.supplyVolts(register: file[.supplyVoltage]), resonance)
+    }
+
+    /// VBAT and LRA_PERIOD read `settle` into a buzz, then stopped and back in standby.
+    func registersWhileDriving(settle: Duration = .milliseconds(50)) throws(DRV2605Error) -> RegisterFile {
         try requireROM()
         try play(WaveformSequence(.buzz100))
         clock.sleep(for: settle)
@@ -106,8 +120,7 @@ extension DRV2605Driver {
         do { file = try readFile(from: .supplyVoltage, through: .lraResonancePeriod) } catch { stopQuietly(); throw error }
         try stop()
         try enterStandby()
-        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: file[.lraResonancePeriod]) : nil
-        return (ActuatorEquations.supplyVolts(register: file[.supplyVoltage]), resonance)
+        return file
     }
 
     /// Registers 0x00–0x22 in one read (note: reading STATUS clears its latched flags).

@@ -32,6 +32,9 @@ public final class SimulatedDRV2605: I2CBus {
         public var diagnosticsDuration: Duration = .milliseconds(ChipModel.diagnosticsMilliseconds)
         /// Calibration length for AUTO_CAL_TIME 0...3, inside the datasheet's ranges.
         public var calibrationDurations: [Duration] = ChipModel.calibrationMilliseconds.map { .milliseconds($0) }
+        /// Whether a converged LRA calibration writes the resonance into OL_LRA_PERIOD (0x20). Only
+        /// a forum answer says so (TI e2e 1120884); UNCONFIRMED. LRA_PERIOD (0x22) is always set.
+        public var calibrationWritesOpenLoopPeriod = true
         /// STATUS bits a read of STATUS clears (`ChipModel.statusClearedOnRead`: not OC_DETECT).
         public var statusClearedOnRead: UInt8 = ChipModel.statusClearedOnRead
         /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
@@ -402,7 +405,7 @@ public final class SimulatedDRV2605: I2CBus {
                 registers[.autoCalibrationBackEMF] = results.backEMF
                 registers[FeedbackControlRegister.self].backEMFGain = results.gain
                 if actuator.type == .lra {
-                    registers[.lraOpenLoopPeriod] = min(127, periodField)
+                    if options.calibrationWritesOpenLoopPeriod { registers[.lraOpenLoopPeriod] = min(127, periodField) }
                     registers[.lraResonancePeriod] = periodField
                 }
             } else {

@@ -328,10 +328,21 @@ struct Rig {
         #expect(values.backEMFGain == 2)
         #expect(values.lraPeriod == 58)
         #expect(abs((values.resonantHz ?? 0) - 175) < 1)
+        let elapsed = rig.clock.now.seconds
+        #expect(elapsed > 1.0 && elapsed < 1.7) // AUTO_CAL_TIME 3: 1000-1200 ms, then a 50 ms buzz for LRA_PERIOD
         #expect(rig.driver.configuration.calibration == values)
         #expect(rig.driver.power == .standby)
-        let elapsed = rig.clock.now.seconds
-        #expect(elapsed > 1.0 && elapsed < 1.6) // AUTO_CAL_TIME 3: 1000-1200 ms
+    }
+
+    /// The resonance is what the chip measures while driving (LRA_PERIOD), not what OL_LRA_PERIOD
+    /// happens to hold: a 205 Hz actuator, and a chip that leaves OL_LRA_PERIOD alone.
+    @Test func theResonanceIsMeasuredWhileDriving() throws {
+        let rig = Rig(actuator: SimulatedActuator(type: .lra, resonantHz: 205))
+        rig.chip.options.calibrationWritesOpenLoopPeriod = false
+        try rig.driver.start()
+        let values = try rig.driver.calibrate()
+        #expect(abs((values.resonantHz ?? 0) - 205) < 3, "\(values.resonantHz ?? 0) Hz")
+        #expect(values.lraPeriod == UInt8((1e6 / (205 * 98.46)).rounded()))
     }
 
     @Test func calibrationFailureIsReportedNotSaved() throws {
