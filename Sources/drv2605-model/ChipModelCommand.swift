@@ -35,16 +35,23 @@ struct ChipModelCommand: ParsableCommand {
             }
         }
 
+        /// A healthy actuator, the model's supply and a fresh chip: how each script starts, and
+        /// how the fixture is left whatever happens (the tests after this one rely on it).
+        func restoreFixture() throws {
+            try setParameter("actuator", "0")
+            try setParameter("supply_mv", String(Int(ChipModel.supplyVolts * 1000)))
+            try setParameter("fresh_chip", "1")
+        }
+
         func run() throws {
             let device = try LinuxI2CBus(bus)
+            defer { try? restoreFixture() }
             var differences = 0
             var broken = 0
             for path in scripts {
                 let name = (path as NSString).lastPathComponent
                 let script = try ModelScript.parse(try String(contentsOfFile: path, encoding: .utf8), name: name)
-                try setParameter("actuator", "0")
-                try setParameter("supply_mv", String(Int(ChipModel.supplyVolts * 1000)))
-                try setParameter("fresh_chip", "1")
+                try restoreFixture()
                 var failure: (any Error)?
                 let fixture = script.run(on: device, wait: { usleep(useconds_t($0) * 1000) }, setActuator: { state in
                     do { try setParameter("actuator", state == .ok ? "0" : state == .open ? "1" : "2") } catch { failure = error }
@@ -66,9 +73,6 @@ struct ChipModelCommand: ParsableCommand {
                     print("\(name):\(answer.line): simulator: \(answer.unexpected!)")
                 }
             }
-            try setParameter("actuator", "0")
-            try setParameter("supply_mv", String(Int(ChipModel.supplyVolts * 1000)))
-            try setParameter("fresh_chip", "1")
             print("model agreement: \(scripts.count) scripts, \(differences) differences, \(broken) broken expectations")
             if differences > 0 || broken > 0 { throw ExitCode(1) }
         }
