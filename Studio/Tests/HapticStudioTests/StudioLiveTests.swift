@@ -10,17 +10,15 @@ import Testing
 /// Pages over the WebSocket, on the real clock (a looping pattern must be playing while the last
 /// page leaves); the chip is simulated.
 @Suite(.serialized) struct StudioLiveTests {
-    let chip = SimulatedDRV2605(clock: SystemClock.shared)
-    let engine: HapticEngine
+    let chip: RealTimeChip
     let live: StudioLive
 
     init() throws {
-        chip.keepsTrace = false
-        engine = try HapticEngine(bus: chip, configuration: DRV2605Configuration(.typicalLRA), clock: SystemClock.shared, options: .isolated)
-        live = StudioLive(playback: StudioPlayback(device: StudioDevice(engine: engine, origin: "simulated", actuator: .lra, simulatedChip: chip)))
+        chip = try RealTimeChip()
+        live = StudioLive(playback: StudioPlayback(device: chip.device))
     }
 
-    func level() -> Double { (try? engine.withDriver { _ in chip.output.level(at: SystemClock.shared.now) }) ?? -1 }
+    func level() -> Double { chip.level() }
 
     @Test func theLastPageLeavingStopsALoopingPattern() async throws {
         #expect(live.connected().type == "hello")
