@@ -48,7 +48,6 @@ struct Calibrate: ParsableCommand {
                                                burnt[.ratedVoltage], burnt[.overdriveClamp], burnt[.autoCalibrationCompensation],
                                                burnt[.autoCalibrationBackEMF], burnt[.feedbackControl])) }
             }
-
             var result: [String: Any] = ["compensation": Int(values.compensation), "backEMF": Int(values.backEMF),
                                          "backEMFGain": Int(values.backEMFGain), "saved": session.calibrationStore.path,
                                          "key": session.calibrationKey]
