@@ -8,42 +8,6 @@ import Logging
 /// arbitrates between them (`ServiceArbiter`). One thread per client keeps every wait simple and
 /// bounded; a client that goes away while its pattern or sequence plays has it stopped at once.
 public final class HapticServer: Sendable {
-    /// Limits that protect the daemon from its clients.
-    public struct Options: Sendable {
-        /// Clients served at once; one more gets a `busy` reply and is closed.
-        public var maximumClients = 32
-        /// Once a message has begun, the rest must arrive within this (a slow or half-open
-        /// client is closed instead of holding a thread).
-        public var messageDeadline: Duration = .seconds(2)
-        /// A connected client that sends nothing for this long is closed.
-        public var idleDeadline: Duration = .seconds(600)
-        /// Longest pattern or sequence played for a client.
-        public var maximumPlaySeconds = 120.0
-        /// The defaults above.
-        public init() {}
-    }
-
-    /// Who is asking: one connection.
-    public struct Client: Sendable {
-        /// The connection's number (force feedback plays as a negative one).
-        public var id: Int
-        /// The application name used for profiles: the request's `app`, else the peer process's name.
-        public var app: String
-        /// The peer's user (SO_PEERCRED); a global profile change needs root or the daemon's user.
-        public var uid: UInt32
-        /// The connection, to notice the client leaving while its pattern plays; nil in tests
-        /// that call `handle` directly.
-        public var connection: UnixConnection?
-
-        /// A client as the server sees it.
-        public init(id: Int, app: String, uid: UInt32, connection: UnixConnection? = nil) {
-            self.id = id
-            self.app = app
-            self.uid = uid
-            self.connection = connection
-        }
-    }
-
     /// The chip's engine; only the server drives it.
     public let engine: HapticEngine
     /// How `status` names the device ("simulated DRV2605L with an LRA", "/dev/i2c-1 0x5A").
