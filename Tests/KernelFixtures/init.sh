@@ -82,6 +82,22 @@ grep -q "noAcknowledge" /tmp/absent.txt || fail "absent address: expected a no-a
 haptic probe --bus /dev/i2c-42 2>/dev/null
 [ $? -eq 69 ] || fail "wrong bus: expected exit 69"
 
+step "effects longer than estimated"
+# The fixture plays ROM effects at 360 % of the model's estimate: effect 47 (estimated 250 ms)
+# lasts 900 ms, past the old give-up point (estimate + 500 ms). The driver waits for GO to clear.
+P=/sys/module/i2c_drv2605_sim/parameters
+echo 360 > $P/effect_percent
+haptic effect 47 --bus "$BUS" --json > /tmp/long.json 2>&1 || { cat /tmp/long.json; fail "effect 47 at 360 %"; }
+played=$(sed -n 's/.*"playedSeconds" : \([0-9.]*\).*/\1/p' /tmp/long.json)
+echo 100 > $P/effect_percent
+if awk -v p="${played:-0}" 'BEGIN { exit !(p >= 0.85) }'; then
+    echo "HIL-LONG-EFFECT: effect 47 at 360 % of its estimated length played ${played} s, to the chip's GO clearing"
+else
+    cat /tmp/long.json
+    fail "effect 47 at 360 %: played ${played:-?} s, expected about 0.9"
+fi
+grep -q '"standby" : true' /tmp/long.json || fail "effect 47 at 360 %: not back in standby"
+
 step "force feedback"
 if [ -x /opt/haptics/fftest ] && [ -x /opt/haptics/hapticd ] && [ -e /dev/uinput ]; then
     hapticd --bus "$BUS" --socket /tmp/hapticd.sock --force-feedback > /tmp/hapticd.log 2>&1 &
