@@ -163,9 +163,11 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         status=$1; shift 22; rated=$1 clamp=$2 comp=$3 bemf=$4 feedback=$5; shift 12; period=$1
         [ $((0x$status & 0x08)) -eq 0 ] || fail "drv260x: calibration failed (STATUS $status)"
         [ "$period" = "3a" ] || fail "drv260x: LRA_PERIOD $period after calibration, expected 3a (175 Hz)"
-        ff-rumble "/dev/input/$event" 0x00c0 0 400 > /tmp/ff-rumble.log 2>&1 || { cat /tmp/ff-rumble.log; fail "drv260x: ff-rumble"; }
+        # 0xc0c0: both bytes 0xc0, since drv260x sends the magnitude's low byte in 6.1 and its
+        # high byte in 6.12.
+        ff-rumble "/dev/input/$event" 0xc0c0 0 400 > /tmp/ff-rumble.log 2>&1 || { cat /tmp/ff-rumble.log; fail "drv260x: ff-rumble"; }
         peak=$(cat $P/rtp_peak) writes=$(cat $P/rtp_writes)
-        [ "$peak" = 192 ] || fail "drv260x: FF_RUMBLE 0x00c0 reached RTP as ${peak}, expected 192"
+        [ "$peak" = 192 ] || fail "drv260x: FF_RUMBLE 0xc0c0 reached RTP as ${peak}, expected 192"
         echo 1 > $P/fresh_chip
         ff-rumble "/dev/input/$event" 0x8000 0 200 > /dev/null 2>&1
         truncated=$(cat $P/rtp_peak)
@@ -173,7 +175,7 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         # drv260x writes RATED_VOLTAGE (2.0 V: 0x5b) and OD_CLAMP before it leaves standby.
         standby_note="kept"
         [ "$rated" = "3e" ] && standby_note="ignored: written in standby"
-        echo "HIL-DRV260X: drv260x: probed and calibrated on the fixture (STATUS $status, A_CAL_COMP 0x$comp, A_CAL_BEMF 0x$bemf, FEEDBACK 0x$feedback, LRA_PERIOD 0x$period; its RATED_VOLTAGE 0x$rated and OD_CLAMP 0x$clamp $standby_note); an FF_RUMBLE of 0x00c0 reached RTP as $peak in $writes writes; a 0x8000 rumble reached it as $truncated (drv260x writes the 16-bit magnitude's low byte)"
+        echo "HIL-DRV260X: drv260x: probed and calibrated on the fixture (STATUS $status, A_CAL_COMP 0x$comp, A_CAL_BEMF 0x$bemf, FEEDBACK 0x$feedback, LRA_PERIOD 0x$period; its RATED_VOLTAGE 0x$rated and OD_CLAMP 0x$clamp $standby_note); an FF_RUMBLE of 0xc0c0 reached RTP as $peak in $writes writes; a 0x8000 rumble reached it as $truncated (this drv260x sends the 16-bit magnitude's $([ "$truncated" = 0 ] && echo "low byte: fftest's rumbles arrive as 0" || echo "high byte"))"
     fi
     echo 0 > $P/attach_drv260x
 else
