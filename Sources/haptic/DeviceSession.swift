@@ -66,11 +66,7 @@ final class DeviceSession {
         configuration = primary.configuration
         calibrationKey = primary.calibrationKey
         calibrationSource = primary.calibrationSource
-        let driver = file.drivers.first { $0.name == primary.name }
-        let place = simulate
-            ? "simulated \(engine.capabilities.part) with an \(configuration.actuator)" + (options.simulate ? "" : " (no I2C bus found on this machine)")
-            : "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
-                + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
+        let place = board.origin(of: primary, simulated: simulate) + (simulate && !options.simulate ? " (no I2C bus found on this machine)" : "")
         origin = place + (!fromPath ? "" : " (board \(file.name)" + (board.chips.count > 1 ? ", \(board.chips.count) chips" : "") + ")")
             + (simulate && options.virtualTime ? ", virtual time" : "")
     }

@@ -42,19 +42,13 @@ struct Hapticd: AsyncParsableCommand {
         let server: HapticServer
         var bridge: ForceFeedbackBridge?
         do {
-            let file = try board.map { try BoardFile.load(BoardFile.locate($0)) } ?? BoardFile.single(bus: I2CBusPath.resolve(bus ?? "/dev/i2c-1"))
+            let file = try BoardFile.named(board, orSingleOn: bus)
             let hardware: any HardwareProvider = simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
                 : LinuxHardwareProvider()
-            var boardOptions = HapticBoard.Options()
-            boardOptions.drivers = [file.drivers.first?.name ?? "main"]
-            boardOptions.calibrations = CalibrationStore()
-            boardOptions.calibrationNamespace = simulate ? "simulated:" : ""
-            let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
-            let driver = file.drivers.first
-            let device = simulate
-                ? "simulated \(opened.engine.capabilities.part) with an \(opened.engine.capabilities.actuator)"
-                : "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
+            let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared,
+                                              options: .firstChip(of: file, simulated: simulate))
+            let device = opened.origin(of: opened.chips[0], simulated: simulate)
             var options = HapticServer.Options()
             options.maximumClients = max(1, maximumClients)
             server = HapticServer(engine: opened.engine, device: device, options: options, globalProfile: profile, logger: logger)

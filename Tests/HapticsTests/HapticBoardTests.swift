@@ -85,6 +85,23 @@ private func noCalibrations() -> HapticBoard.Options {
         #expect(other.chips[0].configuration.calibration == nil)
     }
 
+    /// What the daemon and the studio open: the first chip only, and where it is, for people.
+    @Test func theFirstChipOpensAloneAndSaysWhereItIs() throws {
+        let clock = VirtualClock()
+        let file = try shippedBoard("tca9548a-four-lra")
+        var options = HapticBoard.Options.firstChip(of: file, simulated: false)
+        options.calibrations = nil
+        let board = try HapticBoard.open(file, hardware: try SimulatedHardware(board: file, clock: clock), clock: clock, options: options)
+        #expect(board.chips.map(\.name) == [file.drivers[0].name])
+        let mux = try #require(file.drivers[0].mux)
+        #expect(board.origin(of: board.chips[0], simulated: false)
+            == "\(file.drivers[0].address) on \(I2CBusPath.resolve(file.drivers[0].bus)) via TCA9548A \(mux.address) channel \(mux.channel)")
+        #expect(board.origin(of: board.chips[0], simulated: true).hasPrefix("simulated DRV2605L with an"))
+        #expect(HapticBoard.Options.firstChip(of: file, simulated: true).calibrationNamespace == "simulated:")
+        #expect(try BoardFile.named(nil, orSingleOn: "3").drivers.map(\.bus) == ["/dev/i2c-3"])
+        #expect(throws: BoardFileError.self) { try BoardFile.named("no-such-board", orSingleOn: nil) }
+    }
+
     @Test func anUnknownDriverIsABoardFileError() throws {
         let clock = VirtualClock()
         let file = try shippedBoard("tca9548a-four-lra")

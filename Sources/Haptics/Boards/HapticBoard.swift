@@ -149,6 +149,38 @@ extension BoardFile {
     }
 }
 
+extension BoardFile {
+    /// The board file `board` names (a path, or a name from the board directories), else a single
+    /// breakout on `bus` (a path or a number; default /dev/i2c-1): how the daemon and the studio
+    /// pick their hardware from the command line.
+    public static func named(_ board: String?, orSingleOn bus: String?) throws(BoardFileError) -> BoardFile {
+        if let board { return try load(locate(board)) }
+        return single(bus: I2CBusPath.resolve(bus ?? "/dev/i2c-1"))
+    }
+}
+
+extension HapticBoard.Options {
+    /// Only the file's first chip, with its saved calibration (simulated chips keep theirs apart):
+    /// what a program that owns one actuator opens.
+    public static func firstChip(of file: BoardFile, simulated: Bool) -> HapticBoard.Options {
+        var options = HapticBoard.Options()
+        options.drivers = [file.drivers.first?.name ?? "main"]
+        options.calibrationNamespace = simulated ? "simulated:" : ""
+        return options
+    }
+}
+
+extension HapticBoard {
+    /// Where `chip` plays, for people: "simulated DRV2605L with an LRA", or "0x5A on /dev/i2c-1"
+    /// with the TCA9548A channel when there is one.
+    public func origin(of chip: Chip, simulated: Bool) -> String {
+        if simulated { return "simulated \(chip.engine.capabilities.part) with an \(chip.configuration.actuator)" }
+        let driver = file.drivers.first { $0.name == chip.name }
+        return "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
+            + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
+    }
+}
+
 extension BoardFile.Line {
     /// The line by name when the file names it, else by offset.
     public var selector: GPIOLineSelector { lineName.map { .name($0) } ?? .offset(offset ?? 0) }

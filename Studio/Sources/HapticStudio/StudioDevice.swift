@@ -32,21 +32,13 @@ public final class StudioDevice: Sendable {
     /// Opens `board` (a path or a name from Boards/), else a single breakout on `bus`
     /// (default /dev/i2c-1); with `simulate`, a simulated chip in its place.
     public static func open(board: String?, bus: String?, simulate: Bool) throws -> StudioDevice {
-        let file = try board.map { try BoardFile.load(BoardFile.locate($0)) } ?? BoardFile.single(bus: I2CBusPath.resolve(bus ?? "/dev/i2c-1"))
+        let file = try BoardFile.named(board, orSingleOn: bus)
         let simulated = simulate ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false) : nil
-        var options = HapticBoard.Options()
-        let name = file.drivers.first?.name ?? "main"
-        options.drivers = [name]
-        options.calibrations = CalibrationStore()
-        options.calibrationNamespace = simulate ? "simulated:" : ""
+        let options = HapticBoard.Options.firstChip(of: file, simulated: simulate)
         let opened = try HapticBoard.open(file, hardware: simulated ?? LinuxHardwareProvider(), clock: SystemClock.shared, options: options)
         let chip = opened.chips[0]
-        let driver = file.drivers.first
-        let origin = simulate
-            ? "simulated \(chip.engine.capabilities.part) with an \(chip.configuration.actuator)"
-            : "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
-        return StudioDevice(engine: chip.engine, origin: origin, actuator: chip.configuration.actuator,
-                            simulatedChip: simulated?.chips[name])
+        return StudioDevice(engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.configuration.actuator,
+                            simulatedChip: simulated?.chips[chip.name])
     }
 
     /// What the actuator did from `start`, sampled `rate` times a second for `seconds`: the
