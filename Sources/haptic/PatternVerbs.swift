@@ -33,14 +33,6 @@ func playerOptions() -> PatternPlayer.Options {
     return options
 }
 
-func microsecondsSummary(_ nanoseconds: [Int64]) -> [String: Double] {
-    guard !nanoseconds.isEmpty else { return [:] }
-    let sorted = nanoseconds.sorted()
-    return ["medianMicroseconds": Double(sorted[sorted.count / 2]) / 1000,
-            "p99Microseconds": Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)]) / 1000,
-            "maxMicroseconds": Double(sorted[sorted.count - 1]) / 1000]
-}
-
 struct PatternCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "pattern", abstract: "Play an AHAP (.ahap) or Meta Haptics Studio (.haptic) file.")
     @OptionGroup var global: GlobalOptions
@@ -95,8 +87,9 @@ struct PatternCommand: ParsableCommand {
                                    "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
                                    "events": counts, "warnings": document.warnings + rendered.warnings,
                                    "outcome": String(describing: player.outcome ?? .cancelled),
-                                   "timing": microsecondsSummary(player.timing.latenessNanoseconds)
-                                       .merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
+                                   "timing": (player.timing.latenessMicroseconds.map {
+                                       ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
+                                   } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
                                    "final": final])
             } else {
                 print(String(format: "played %.3f s (%@); chip standby %@, GO %d, RTP %d", played, String(describing: player.outcome ?? .cancelled),

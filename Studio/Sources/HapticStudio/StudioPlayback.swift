@@ -152,10 +152,7 @@ public final class StudioPlayback: Sendable {
                         outcome: PatternPlayer.Outcome, start: ClockInstant, played: Double) -> PlayReport {
         var counts: [String: Int] = [:]
         for (type, count) in document.pattern.eventCounts { counts[type.rawValue] = count }
-        let lateness = player.timing.latenessNanoseconds.sorted()
-        func percentile(_ fraction: Double) -> Double? {
-            lateness.isEmpty ? nil : Double(lateness[min(lateness.count - 1, Int(Double(lateness.count) * fraction))]) / 1000
-        }
+        let lateness = player.timing.latenessMicroseconds
         let final = try? device.engine.withDriver { driver -> PlayReport.Final in
             let file = try driver.dumpRegisters()
             let mode = file[ModeRegister.self]
@@ -169,7 +166,7 @@ public final class StudioPlayback: Sendable {
                           designedSeconds: document.pattern.duration, playedSeconds: played, renderedSeconds: pattern.playedSeconds,
                           mode: pattern.mode.rawValue, events: counts, warnings: document.warnings + pattern.warnings,
                           outcome: String(describing: outcome),
-                          timing: .init(medianMicroseconds: percentile(0.5), p99Microseconds: percentile(0.99), maxMicroseconds: lateness.last.map { Double($0) / 1000 },
+                          timing: .init(medianMicroseconds: lateness?.median, p99Microseconds: lateness?.p99, maxMicroseconds: lateness?.maximum,
                                         updates: Double(player.timing.writes), missedUpdates: Double(player.timing.missedUpdates)),
                           final: final, bus: ["transactions": bus.transactions, "bytes": bus.wireBytes, "errors": bus.errors],
                           device: device.origin, drive: drive)
