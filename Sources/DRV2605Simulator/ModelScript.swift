@@ -20,18 +20,27 @@ public struct ModelScript: Sendable, Equatable {
 
     /// One line.
     public enum Step: Sendable, Equatable {
+        /// A write of `data` from `register` on (auto-increment).
         case write(register: UInt8, data: [UInt8])
+        /// A read of `count` registers from `register`; `expected` bytes (nil: any) when given.
         case read(register: UInt8, count: Int, expected: [UInt8?]?)
+        /// Time passing.
         case wait(milliseconds: Int)
+        /// The emulated actuator changed.
         case actuator(Actuator)
+        /// The chip's VDD changed.
         case supply(millivolts: Int)
     }
 
     /// A problem in a script's text.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// The script's name.
         public var script: String
+        /// The line at fault, from 1.
         public var line: Int
+        /// What is wrong and what is allowed.
         public var message: String
+        /// `script:line: message`, as compilers print errors.
         public var description: String { "\(script):\(line): \(message)" }
     }
 
@@ -40,6 +49,7 @@ public struct ModelScript: Sendable, Equatable {
     /// Its steps with their line numbers.
     public var steps: [(line: Int, step: Step)]
 
+    /// Same name and steps on the same lines.
     public static func == (lhs: ModelScript, rhs: ModelScript) -> Bool {
         lhs.name == rhs.name && lhs.steps.map(\.line) == rhs.steps.map(\.line) && lhs.steps.map(\.step) == rhs.steps.map(\.step)
     }
@@ -90,8 +100,11 @@ public struct ModelScript: Sendable, Equatable {
 
     /// What one step answered: a line to compare, and a broken expectation if there was one.
     public struct Answer: Sendable, Equatable {
+        /// The step's line in the script.
         public var line: Int
+        /// What the chip answered ("read e0", "write ok", "read failed: noAcknowledge").
         public var text: String
+        /// The broken expectation, when the step had one and it did not hold.
         public var unexpected: String?
     }
 

@@ -8,9 +8,13 @@ import Haptics
 public enum PatternPreview {
     /// One instant: the designed intensity and sharpness and the actuator's drive level (0...1).
     public struct Row: Sendable, Equatable {
+        /// Seconds from the start.
         public var time: Double
+        /// The designed intensity, 0...1.
         public var intensity: Double
+        /// The designed sharpness, 0...1.
         public var sharpness: Double
+        /// What the simulated actuator was driven with, 0...1 of full scale.
         public var drive: Double
     }
 
