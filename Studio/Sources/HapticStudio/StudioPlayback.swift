@@ -25,27 +25,45 @@ public final class StudioPlayback: Sendable {
     public struct PlayReport: Codable, Sendable, Equatable {
         /// Timing of the real-time stream, in microseconds late.
         public struct Timing: Codable, Sendable, Equatable {
+            /// Median lateness of a real-time update.
             public var medianMicroseconds: Double?
+            /// 99th percentile lateness.
             public var p99Microseconds: Double?
+            /// Largest lateness.
             public var maxMicroseconds: Double?
+            /// Bus writes made.
             public var updates: Double
+            /// Updates skipped because a later one was already due.
             public var missedUpdates: Double
         }
         /// The chip's state once playback ended (read from its registers).
         public struct Final: Codable, Sendable, Equatable {
+            /// STANDBY set: back in low power.
             public var standby: Bool
+            /// GO still set: something still playing.
             public var go: Bool
+            /// RTP_INPUT.
             public var rtp: Int
+            /// MODE's operating mode, in words.
             public var mode: String
         }
+        /// The name the pattern was sent under (`?name=`).
         public var file: String
+        /// `ahap` or `metaHaptic`.
         public var format: String
+        /// How curve control-point times were read.
         public var curveTimes: String
+        /// The pattern's length as designed.
         public var designedSeconds: Double
+        /// Wall (or virtual) time from start to end of playback.
         public var playedSeconds: Double
+        /// The rendered length, what a full playback lasts.
         public var renderedSeconds: Double
+        /// `realTime` or `rom`.
         public var mode: String
+        /// Events by AHAP type.
         public var events: [String: Int]
+        /// The reader's and the renderer's notes.
         public var warnings: [String]
         /// `finished`, `stopped` (by `stop` or a newer play), `cancelled` (the time limit), `preempted`, or `failed(…)`.
         public var outcome: String
@@ -63,7 +81,9 @@ public final class StudioPlayback: Sendable {
         /// `simulated chip` (the chip's own record) or `rendered` (what was sent; a board's
         /// actuator cannot be observed).
         public var source: String
+        /// Samples a second.
         public var rate: Double
+        /// Drive level, 0...1 of full scale (negative: brake, in open loop).
         public var levels: [Double]
     }
 
