@@ -21,8 +21,11 @@ extension DRV2605Driver {
             // The resonance: LRA_PERIOD, which the chip updates only while it drives an LRA [DS],
             // read on a short buzz. OL_LRA_PERIOD is not trusted for it: only a forum answer
             // (TI e2e 1120884) says calibration writes it. A part without ROM effects keeps that.
+            // Only in closed loop: the chip follows the resonance only with back-EMF feedback, so in
+            // open loop LRA_PERIOD measures nothing, and OL_LRA_PERIOD keeps the actuator's
+            // datasheet frequency (or a closed-loop measurement saved earlier).
             var period: UInt8?
-            if configuration.actuator == .lra {
+            if configuration.actuator == .lra, configuration.loop == .closed {
                 period = part?.hasROMLibrary == true ? try registersWhileDriving()[.lraResonancePeriod] : file[.lraOpenLoopPeriod] & 0x7F
                 if period == 0 { period = nil }
             }

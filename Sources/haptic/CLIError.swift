@@ -78,6 +78,7 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as PatternFileError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as SequenceParseError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as CalibrationStoreError: return CLIError(error.description, exitCode: CLIError.runtime)
+        case let error as CalibrationRequiredError: return CLIError(error.description, exitCode: CLIError.configuration)
         default: return CLIError(String(describing: error), exitCode: CLIError.runtime)
         }
     }

@@ -29,7 +29,9 @@ final class DeviceSession {
     /// Where the calibration in use came from, for `status`.
     let calibrationSource: String
 
-    init(_ options: GlobalOptions, engineOptions: HapticEngine.Options = .init(), allDrivers: Bool = false) throws {
+    /// `drives: false` for the verbs that only look at the chip (probe, dump, status) or calibrate
+    /// or diagnose it themselves: the board's calibration policy is not applied at opening.
+    init(_ options: GlobalOptions, engineOptions: HapticEngine.Options = .init(), allDrivers: Bool = false, drives: Bool = true) throws {
         self.options = options
         var (file, fromPath) = try options.boardFile()
         let actuatorName = fromPath ? options.actuator : nil
@@ -57,6 +59,9 @@ final class DeviceSession {
         boardOptions.logger.logLevel = .notice
         boardOptions.observer = options.trace ? { transaction in print("  bus \(transaction)") } : nil
         boardOptions.warn = { FileHandle.standardError.write(Data("haptic: \($0)\n".utf8)) }
+        boardOptions.inform = { FileHandle.standardError.write(Data("haptic: \($0)\n".utf8)) }
+        boardOptions.calibrationPolicy = options.calibration
+        boardOptions.appliesCalibrationPolicy = drives
         let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: boardOptions)
 
         let primary = board.chips.first { $0.name == selected } ?? board.chips[0]

@@ -30,6 +30,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Actuator: with a board file, one of its actuator names (default: the board's default); without, lra or erm.")
     var actuator: String?
 
+    @Option(help: "What start-up does without a saved calibration: auto calibrates and saves, saved refuses, open-loop never calibrates (default: the board file's, else auto).")
+    var calibration: CalibrationPolicy?
+
     @Flag(help: "Print every bus transaction as it happens.")
     var trace = false
 

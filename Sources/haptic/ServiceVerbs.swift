@@ -6,6 +6,7 @@ import HapticsService
 
 extension Importance: ExpressibleByArgument {}
 extension FeedbackProfile: ExpressibleByArgument {}
+extension CalibrationPolicy: ExpressibleByArgument {}
 
 /// The verbs' path through `hapticd` (`--socket`, `$HAPTICD_SOCKET`): one request, the reply
 /// reported as the local verb reports it, the same exit codes.

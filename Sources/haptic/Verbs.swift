@@ -11,7 +11,7 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global)
+            let session = try DeviceSession(global, drives: false)
             let capabilities = session.engine.capabilities
             if global.json {
                 session.printJSON(["part": capabilities.part.description, "actuator": capabilities.actuator.description,
@@ -81,7 +81,7 @@ struct Dump: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global)
+            let session = try DeviceSession(global, drives: false)
             let file = try session.engine.withDriver { try $0.dumpRegisters() }
             if global.json {
                 var registers: [String: Int] = [:]

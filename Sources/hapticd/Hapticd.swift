@@ -46,8 +46,10 @@ struct Hapticd: AsyncParsableCommand {
             let hardware: any HardwareProvider = simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
                 : LinuxHardwareProvider()
-            let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared,
-                                              options: .firstChip(of: file, simulated: simulate))
+            var boardOptions = HapticBoard.Options.firstChip(of: file, simulated: simulate)
+            boardOptions.warn = { [logger] in logger.warning("\($0)") }
+            boardOptions.inform = { [logger] in logger.notice("\($0)") }
+            let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
             let device = opened.origin(of: opened.chips[0], simulated: simulate)
             var options = HapticServer.Options()
             options.maximumClients = max(1, maximumClients)

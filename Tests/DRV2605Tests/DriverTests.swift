@@ -345,6 +345,24 @@ struct Rig {
         #expect(values.lraPeriod == UInt8((1e6 / (205 * 98.46)).rounded()))
     }
 
+    /// In open loop the chip does not follow the resonance, so calibration takes no period from it:
+    /// LRA_PERIOD is not read, and OL_LRA_PERIOD at the next start-up is the datasheet's frequency
+    /// (here 175 Hz) even on a 205 Hz actuator.
+    @Test func openLoopCalibrationKeepsTheDatasheetPeriod() throws {
+        let configuration = try DRV2605Configuration(.typicalLRA, loop: .open)
+        let rig = Rig(actuator: SimulatedActuator(type: .lra, resonantHz: 205), configuration: configuration)
+        try rig.driver.start()
+        var values: CalibrationValues?
+        let calibration = try rig.transactions { values = try rig.driver.calibrate() }
+        #expect(values?.lraPeriod == nil)
+        #expect(!calibration.contains { $0.kind == .writeRead && $0.written.first == Register.lraResonancePeriod.rawValue },
+                "LRA_PERIOD was read in open loop")
+        let restarted = Rig(actuator: SimulatedActuator(type: .lra, resonantHz: 205), configuration: rig.driver.configuration)
+        try restarted.driver.start()
+        #expect(restarted.chip.registers[.lraOpenLoopPeriod] == configuration.lraOpenLoopPeriod)
+        #expect(abs((ActuatorEquations.frequency(periodField: restarted.chip.registers[.lraOpenLoopPeriod]) ?? 0) - 175) < 3)
+    }
+
     @Test func calibrationFailureIsReportedNotSaved() throws {
         let rig = Rig()
         try rig.driver.start()

@@ -7,9 +7,10 @@ import LinuxHardware
 func readmeExample() throws {
     ExitGuard.install()   // first thing: SIGINT, SIGTERM and exit() stop the actuator
 
-    let bus = try LinuxI2CBus("/dev/i2c-1")
-    let configuration = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
-    HapticEngine.shared = try HapticEngine(bus: bus, configuration: configuration)
+    // One breakout on /dev/i2c-1 with the LRA's datasheet values. The first start-up calibrates it
+    // (the actuator buzzes for about a second) and saves that; later start-ups restore it.
+    let breakout = BoardFile.single(bus: "/dev/i2c-1", actuator: .lra(ratedVrms: 2.0, maximumVrms: 2.5, resonantHz: 175))
+    HapticEngine.shared = try HapticBoard.open(breakout, hardware: LinuxHardwareProvider()).engine
 
     let impact = ImpactFeedbackGenerator(style: .heavy)
     impact.prepare()                 // wakes the chip and preloads the effect

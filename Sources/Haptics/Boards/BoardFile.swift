@@ -14,7 +14,7 @@ import HardwareAccess
 ///   "drivers": [ { "name": "main", "address": "0x5A", "part": "drv2605l",
 ///                  "enable": { "chip": "pinctrl-bcm2711", "line": 17 },
 ///                  "trigger": { "chip": "pinctrl-bcm2711", "line": 27 },
-///                  "mux": { "address": "0x70", "channel": 0 } } ],
+///                  "mux": { "address": "0x70", "channel": 0 }, "calibration": "auto" } ],
 ///   "feedback": { "impact-heavy": [1], "success": [2, "wait 80", 1] } }
 /// ```
 public struct BoardFile: Sendable, Equatable {
@@ -82,6 +82,8 @@ public struct BoardFile: Sendable, Equatable {
         public var triggerMode: DRV2605Driver.TriggerPinMode = .edge
         /// The TCA9548A channel in front of the chip, if any.
         public var mux: MuxChannel?
+        /// What start-up does about auto-calibration (`"calibration"`; default `auto`).
+        public var calibration: CalibrationPolicy = .auto
     }
 
     /// Where the file was read from (errors name it).
@@ -407,9 +409,17 @@ struct FieldReader {
             }
             triggerMode = mode
         }
+        var calibration = CalibrationPolicy.auto
+        if let text = try optionalString(object["calibration"], "\(field).calibration") {
+            guard let policy = CalibrationPolicy(rawValue: text.lowercased()) else {
+                throw fail("\(field).calibration", "is '\(text)'", CalibrationPolicy.allowedValues)
+            }
+            calibration = policy
+        }
         return BoardFile.Driver(name: name, bus: bus, address: address, part: part,
                                 enable: try line(object["enable"], "\(field).enable"),
-                                trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux)
+                                trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux,
+                                calibration: calibration)
     }
 
     func sequence(_ value: Any?, _ field: String) throws(BoardFileError) -> WaveformSequence {

@@ -41,8 +41,17 @@ public final class HapticBoard {
         public var logger = Logger(label: "haptics")
         /// Every bus transaction of every chip (a CLI's `--trace`).
         public var observer: ((BusTransaction) -> Void)?
-        /// Problems that do not stop the opening (a corrupt calibration file, an unexpected part).
+        /// Problems that do not stop the opening (a corrupt calibration file, an unexpected part,
+        /// a start-up calibration that failed).
         public var warn: (String) -> Void = { _ in }
+        /// What start-up does about auto-calibration, for every chip (nil: each driver's
+        /// `calibration` in the board file, `auto` unless it says otherwise).
+        public var calibrationPolicy: CalibrationPolicy?
+        /// What people should hear of once, not a problem: a calibration made at start-up.
+        public var inform: (String) -> Void = { _ in }
+        /// `false` opens the chips as they are, without the policy's start-up calibration or
+        /// refusal: for a program that calibrates or diagnoses the chip itself (`haptic calibrate`).
+        public var appliesCalibrationPolicy = true
         /// All drivers, the default actuator, calibrations from the default store.
         public init() {}
     }
@@ -89,9 +98,11 @@ public final class HapticBoard {
             let busPath = I2CBusPath.resolve(driver.bus)
             let key = CalibrationStore.key(bus: options.calibrationNamespace + busPath, address: driver.address,
                                            mux: driver.mux, actuator: preset.specification)
+            let policy = options.calibrationPolicy ?? driver.calibration
             var chipConfiguration = configuration
-            var source = "none saved: chip defaults (run 'haptic calibrate')"
-            if let store = options.calibrations {
+            if policy == .openLoop { chipConfiguration.loop = .open }
+            var source = policy == .openLoop ? "none: open loop (calibration policy open-loop)" : "none saved"
+            if policy != .openLoop, let store = options.calibrations {
                 let (record, warning) = store.lookup(key: key, configuration: chipConfiguration)
                 if let warning { options.warn(warning) }
                 if let record {
@@ -113,11 +124,59 @@ public final class HapticBoard {
             let trigger = try driver.trigger.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic IN/TRIG \(driver.name)") }
             var chipOptions = engineOptions
             chipOptions.driver.triggerPinMode = driver.triggerMode
-            let engine = try HapticEngine(bus: bus, address: driver.address, configuration: chipConfiguration, enableLine: enable,
-                                          triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
-                                          observer: options.observer)
+            let start = { (configuration: DRV2605Configuration) throws -> HapticEngine in
+                try HapticEngine(bus: bus, address: driver.address, configuration: configuration, enableLine: enable,
+                                 triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
+                                 observer: options.observer)
+            }
+            var engine = try start(chipConfiguration)
             if let expected = driver.part, engine.capabilities.part != expected {
                 options.warn("the board file expects a \(expected) for \(driver.name) but found a \(engine.capabilities.part)")
+            }
+            // Never closed loop uncalibrated: the driver has a calibration (saved, or a programmed
+            // chip's OTP), or one is made now, or the chip is refused or driven open loop.
+            let (started, fromOTP) = try engine.withDriver { ($0.configuration, $0.usesProgrammedOTP) }
+            if fromOTP { source = "the chip's programmed OTP (none saved)" }
+            if started.loop == .open, policy != .openLoop { source = "none needed: open loop" }
+            if !options.appliesCalibrationPolicy, started.loop == .closed, started.calibration == nil {
+                source = "none saved (calibration policy \(policy): "
+                    + (policy == .auto ? "the next start-up that plays calibrates" : policy == .saved ? "playing is refused until 'haptic calibrate'" : "open loop") + ")"
+            }
+            if options.appliesCalibrationPolicy, started.loop == .closed, started.calibration == nil {
+                switch policy {
+                case .openLoop:
+                    break   // set open loop above
+                case .saved:
+                    throw CalibrationRequiredError(driver: driver.name, board: file.name)
+                case .auto:
+                    do {
+                        let values = try engine.withDriver { try $0.calibrate() }
+                        chipConfiguration = try engine.withDriver { $0.configuration }
+                        var note = String(format: "no saved calibration: auto-calibrated at start-up (A_CAL_COMP 0x%02X, A_CAL_BEMF 0x%02X)",
+                                          values.compensation, values.backEMF)
+                        source = "calibrated at start-up (none was saved)"
+                        if let store = options.calibrations {
+                            do {
+                                try store.save(CalibrationRecord(key: key, part: engine.capabilities.part, configuration: started,
+                                                                 values: values, calibratedAt: Date()))
+                                note += ", saved to \(store.path)"
+                                source += ", saved to \(store.path)"
+                            } catch {
+                                options.warn("\(driver.name): the start-up calibration could not be saved: \(error)")
+                            }
+                        }
+                        options.inform("\(driver.name): \(note)")
+                    } catch {
+                        // A chip that cannot calibrate (actuator loose, open or shorted) is not
+                        // driven closed loop on the reset values: it starts again open loop.
+                        chipConfiguration.loop = .open
+                        chipConfiguration.calibration = nil
+                        engine = try start(chipConfiguration)
+                        source = "none: auto-calibration at start-up failed, so open loop"
+                        options.warn("\(driver.name): auto-calibration at start-up failed (\(error)): driving open loop; "
+                                     + "check that the actuator is wired and mounted, then run 'haptic calibrate'")
+                    }
+                }
             }
             chips.append(Chip(name: driver.name, engine: engine, configuration: chipConfiguration, calibrationKey: key, calibrationSource: source))
         }
@@ -138,10 +197,19 @@ extension BoardFile {
     /// A board with one chip and a typical actuator, for when there is no board file: what a
     /// breakout on `bus` (path or number) at `address` is, unless said otherwise.
     public static func single(bus: String = "/dev/i2c-1", address: I2CAddress = .drv2605, actuator: ActuatorType = .lra) -> BoardFile {
-        let name = actuator.rawValue
-        return BoardFile(path: "(no board file)", name: "single \(actuator) breakout", description: "one DRV2605 with a typical \(actuator)",
+        var file = single(bus: bus, address: address, actuator: .typical(actuator))
+        file.description = "one DRV2605 with a typical \(actuator)"
+        return file
+    }
+
+    /// A board with one chip on `bus` at `address` driving the actuator whose datasheet values are
+    /// given: what an app with one breakout opens, to get the calibration policy (calibrated at the
+    /// first start-up, saved, restored after) that a bare `HapticEngine` does not apply.
+    public static func single(bus: String = "/dev/i2c-1", address: I2CAddress = .drv2605, actuator: ActuatorSpecification) -> BoardFile {
+        let name = actuator.type.rawValue
+        return BoardFile(path: "(no board file)", name: "single \(actuator.type) breakout", description: "one DRV2605 with an \(actuator.type)",
                          supplyVolts: 5.0,
-                         actuators: [Actuator(name: name, specification: .typical(actuator), library: actuator == .erm ? .ermB : nil,
+                         actuators: [Actuator(name: name, specification: actuator, library: actuator.type == .erm ? .ermB : nil,
                                               loop: nil, description: nil)],
                          defaultActuator: name,
                          drivers: [Driver(name: "main", bus: bus, address: address, part: nil, enable: nil, trigger: nil, mux: nil)],

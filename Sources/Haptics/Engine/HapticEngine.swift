@@ -99,7 +99,10 @@ public final class HapticEngine: Sendable {
     /// the clock: a thread on a real clock, the test's `advance` on a virtual one.
     let worker: ScheduledWork
 
-    /// Starts the chip on `bus` and makes an engine for it.
+    /// Starts the chip on `bus` and makes an engine for it, with `configuration` as given: a
+    /// closed-loop configuration without `calibration` drives on the chip's reset values for
+    /// A_CAL_COMP and A_CAL_BEMF. `HapticBoard.open` (with `BoardFile.single` for one breakout)
+    /// applies a `CalibrationPolicy` on top: calibrated at the first start-up, saved, restored.
     public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
                 enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
                 clock: any HapticClock = SystemClock.shared, options: Options = Options(),

@@ -34,7 +34,9 @@ public final class StudioDevice: Sendable {
     public static func open(board: String?, bus: String?, simulate: Bool) throws -> StudioDevice {
         let file = try BoardFile.named(board, orSingleOn: bus)
         let simulated = simulate ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false) : nil
-        let options = HapticBoard.Options.firstChip(of: file, simulated: simulate)
+        var options = HapticBoard.Options.firstChip(of: file, simulated: simulate)
+        options.warn = { FileHandle.standardError.write(Data("haptic-studio: \($0)\n".utf8)) }
+        options.inform = options.warn
         let opened = try HapticBoard.open(file, hardware: simulated ?? LinuxHardwareProvider(), clock: SystemClock.shared, options: options)
         let chip = opened.chips[0]
         return StudioDevice(engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.configuration.actuator,
