@@ -57,6 +57,9 @@ extension DRV2605Driver {
     public func diagnose() throws(DRV2605Error) -> DiagnosticVerdict {
         guard part != nil else { throw .notStarted }
         try ensureEnabled()
+        // A flag latched by an earlier event would be taken for this run's verdict: cleared first.
+        let before = StatusRegister(rawValue: try read(.status))
+        if before.overCurrent || before.overTemperature { try clearFaults() }
         try write(.mode, ModeRegister(mode: .diagnostics).rawValue)
         noteStandby(false)
         mode = .diagnostics

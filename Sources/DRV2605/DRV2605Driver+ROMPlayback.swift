@@ -182,12 +182,26 @@ extension DRV2605Driver {
                           deadline: start.advanced(by: estimate * 3 + options.completionMargin + options.wakeDelay))
     }
 
-    /// Reads STATUS and throws `.fault` if over-current or over-temperature latched.
+    /// Reads STATUS and throws `.fault` if over-current or over-temperature latched, after stopping
+    /// the actuator and clearing the latch (`clearFaults()`), so that the next request starts
+    /// from a chip that reports only what happens then.
     public func checkFaults() throws(DRV2605Error) {
         let status = StatusRegister(rawValue: try read(.status))
         if status.overCurrent || status.overTemperature {
             stopQuietly()
+            try? clearFaults()
             throw .fault(overCurrent: status.overCurrent, overTemperature: status.overTemperature)
         }
+    }
+
+    /// Clears a latched OC_DETECT or OVER_TEMP: DEV_RESET, which the datasheet equates with a power
+    /// cycle (the only documented way: OC_DETECT does not clear on read, and users report it stuck
+    /// until power is cycled), then the configuration written again; the chip ends in standby.
+    /// A cause still there (a short) latches the flag again at the next drive.
+    public func clearFaults() throws(DRV2605Error) {
+        guard part != nil else { throw .notStarted }
+        try reset()
+        try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
+        try enterStandby()
     }
 }

@@ -15,8 +15,18 @@ public enum ChipModel {
 
     /// STATUS bits that clear when STATUS is read: DIAG_RESULT, FB_STS and OVER_TEMP [DS]. The
     /// datasheet does not say OC_DETECT clears on read, and users report it stuck until a power
-    /// cycle [E2E 1554535], so it stays latched until a reset or power loss.
+    /// cycle [E2E 1554535], so it stays latched until a reset (`statusKeptByReset`), EN
+    /// shutdown (`shutdownClearsFaults`) or power loss.
     public static let statusClearedOnRead: UInt8 = 0x0E
+
+    /// STATUS bits a DEV_RESET keeps: none. [DS: DEV_RESET "has the same effect as power
+    /// cycling": every register returns to its default, so a latched OC_DETECT or OVER_TEMP
+    /// clears.] A short that is still there latches OC_DETECT again at the next drive.
+    public static let statusKeptByReset: UInt8 = 0x00
+    /// EN taken low and high again clears OC_DETECT and OVER_TEMP. [OURS: the datasheet only says
+    /// EN low shuts the device down; whether the latches survive is not published. Taken as the
+    /// power cycle users report clearing a stuck OC_DETECT (E2E 1554535). UNCONFIRMED]
+    public static let shutdownClearsFaults = true
 
     /// How long DEV_RESET takes; the chip does not acknowledge meanwhile. [OURS: no figure in DS]
     public static let resetMilliseconds = 1
@@ -27,11 +37,14 @@ public enum ChipModel {
     /// Auto-calibration's length for AUTO_CAL_TIME 0...3, inside the datasheet's ranges
     /// (150-350, 250-450, 500-700, 1000-1200 ms). [DS ranges, OURS values]
     public static let calibrationMilliseconds = [250, 350, 600, 1100]
-    /// Register writes other than MODE are ignored in standby. [E2E 295607, UNCONFIRMED] Against
-    /// it: TI's own Linux driver (drv260x) writes RATED_VOLTAGE and OD_CLAMP in standby at probe,
-    /// and they are lost in both emulations (seen in the VM). Kept strict so that this project's
-    /// driver is tested against the worse chip; `SimulatedDRV2605.Options` can turn it off.
-    public static let ignoresWritesInStandby = true
+    /// Whether register writes other than MODE are ignored in standby: no, by default. For it,
+    /// one TI engineer's forum answer ("many register writes are ignored while in standby",
+    /// E2E 295607); against it, TI's own Linux driver (drv260x), run on silicon, writes
+    /// RATED_VOLTAGE and OD_CLAMP in standby at probe. The datasheet is silent. UNCONFIRMED: an
+    /// option of both emulations (`SimulatedDRV2605.Options.ignoresWritesInStandby`, the fixture's
+    /// `standby_writes_ignored`, a script's `standby-writes ignored`), and this project's driver is
+    /// tested with it both ways.
+    public static let ignoresWritesInStandby = false
     /// Standby or another mode while GO is set stops playback and clears GO. [OURS: DS silent]
     public static let modeChangeStopsPlayback = true
     /// PLAYBACK_INTERVAL = 1 ms (CONTROL5 bit 4, L parts) plays ROM effects this many times
@@ -89,6 +102,7 @@ public enum ChipModel {
             "static const u8 drv_model_reset_values[\(reset.count)] = { \(hex(reset)) };",
             "static const u8 drv_model_read_only[] = { \(hex(readOnlyRegisters.map(\.rawValue))) };",
             String(format: "#define DRV_MODEL_STATUS_CLEARED_ON_READ 0x%02X", statusClearedOnRead),
+            String(format: "#define DRV_MODEL_STATUS_KEPT_BY_RESET 0x%02X", statusKeptByReset),
             "#define DRV_MODEL_RESET_MS \(resetMilliseconds)",
             "#define DRV_MODEL_WAKE_MS \(wakeMilliseconds)",
             "#define DRV_MODEL_DIAGNOSTICS_MS \(diagnosticsMilliseconds)",

@@ -13,6 +13,7 @@ import HardwareAccess
 /// wait 80              milliseconds
 /// actuator open        ok | open | short: the emulated actuator on the outputs
 /// supply 4200          the chip's VDD in millivolts (VBAT, OTP programming)
+/// standby-writes ignored   ignored | kept: the model's unconfirmed standby rule, for this script
 /// ```
 public struct ModelScript: Sendable, Equatable {
     /// What the emulated actuator is.
@@ -30,6 +31,8 @@ public struct ModelScript: Sendable, Equatable {
         case actuator(Actuator)
         /// The chip's VDD changed.
         case supply(millivolts: Int)
+        /// Writes in standby are ignored (true) or take effect (false) from here on.
+        case standbyWritesIgnored(Bool)
     }
 
     /// A problem in a script's text.
@@ -91,8 +94,11 @@ public struct ModelScript: Sendable, Equatable {
             case "supply":
                 guard words.count == 2, let millivolts = Int(words[1]), (2000...5500).contains(millivolts) else { throw fail("supply needs millivolts (2000-5500)") }
                 steps.append((line, .supply(millivolts: millivolts)))
+            case "standby-writes":
+                guard words.count == 2, words[1] == "ignored" || words[1] == "kept" else { throw fail("standby-writes is ignored or kept") }
+                steps.append((line, .standbyWritesIgnored(words[1] == "ignored")))
             default:
-                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply)")
+                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply, standby-writes)")
             }
         }
         return ModelScript(name: name, steps: steps)
@@ -109,9 +115,10 @@ public struct ModelScript: Sendable, Equatable {
     }
 
     /// Runs the script on `bus` at `address`. `wait` lets time pass (a virtual clock's advance,
-    /// or a real sleep); `setActuator` and `setSupply` change the emulated actuator and VDD.
+    /// or a real sleep); `setActuator`, `setSupply` and `setStandbyWritesIgnored` change the
+    /// emulated actuator, VDD and the standby rule.
     public func run(on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
-                    setSupply: (Int) -> Void) -> [Answer] {
+                    setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void) -> [Answer] {
         var answers: [Answer] = []
         for (line, step) in steps {
             switch step {
@@ -141,6 +148,8 @@ public struct ModelScript: Sendable, Equatable {
                 setActuator(state)
             case let .supply(millivolts):
                 setSupply(millivolts)
+            case let .standbyWritesIgnored(ignored):
+                setStandbyWritesIgnored(ignored)
             }
         }
         return answers
@@ -154,6 +163,6 @@ public struct ModelScript: Sendable, Equatable {
         return run(on: chip, address: options.address, wait: { clock.advance(by: .milliseconds($0)) }, setActuator: { state in
             chip.actuator.connected = state != .open
             chip.actuator.shorted = state == .short
-        }, setSupply: { chip.actuator.supplyVolts = Double($0) / 1000 })
+        }, setSupply: { chip.actuator.supplyVolts = Double($0) / 1000 }, setStandbyWritesIgnored: { chip.options.ignoresWritesInStandby = $0 })
     }
 }

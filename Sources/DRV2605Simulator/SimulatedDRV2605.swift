@@ -98,12 +98,17 @@ public final class SimulatedDRV2605: I2CBus {
     /// Forgets what the actuator was driven with so far.
     public func clearOutput() { output.clear() }
 
-    /// The EN pin. Low stops the output; with `registersSurviveShutdown` off, high resets them.
+    /// The EN pin. Low stops the output; high again clears the fault latches
+    /// (`shutdownClearsFaults`), and with `registersSurviveShutdown` off resets every register.
     public func setEnablePin(_ high: Bool) {
         advance()
         let now = clock.now
         if enablePin && !high { stopOutput(at: now) }
         if !enablePin && high && !options.registersSurviveShutdown { registers = options.part.resetValues }
+        if !enablePin && high && options.shutdownClearsFaults {
+            registers[StatusRegister.self].overCurrent = false
+            registers[StatusRegister.self].overTemperature = false
+        }
         enablePin = high
     }
 
@@ -383,10 +388,9 @@ public final class SimulatedDRV2605: I2CBus {
 
     private func completeReset(at time: ClockInstant) {
         stopOutput(at: time)
-        let latched = registers[StatusRegister.self]
+        let kept = registers[.status] & options.statusKeptByReset
         registers = options.part.resetValues
-        registers[StatusRegister.self].overTemperature = latched.overTemperature
-        registers[StatusRegister.self].overCurrent = latched.overCurrent
+        registers[.status] |= kept
         registers[Control4Register.self].otpProgrammed = otpProgrammed
         for (address, value) in zip(ChipModel.otpRegisters, otpValues) {
             if let register = Register(rawValue: address) { registers[register] = value }

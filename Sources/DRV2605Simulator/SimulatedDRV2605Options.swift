@@ -28,6 +28,10 @@ extension SimulatedDRV2605 {
         public var calibrationWritesOpenLoopPeriod = true
         /// STATUS bits a read of STATUS clears (`ChipModel.statusClearedOnRead`: not OC_DETECT).
         public var statusClearedOnRead: UInt8 = ChipModel.statusClearedOnRead
+        /// STATUS bits DEV_RESET keeps (`ChipModel.statusKeptByReset`: none, as a power cycle).
+        public var statusKeptByReset: UInt8 = ChipModel.statusKeptByReset
+        /// Whether EN low then high clears OC_DETECT and OVER_TEMP (`ChipModel.shutdownClearsFaults`).
+        public var shutdownClearsFaults = ChipModel.shutdownClearsFaults
         /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
         public var oneMillisecondIntervalShortensEffects = true
         /// How long ROM effects really last, as a multiple of `Effect.estimatedDuration`. TI

@@ -25,7 +25,7 @@ struct ChipModelCommand: ParsableCommand {
             abstract: "Run transaction scripts against the chip on --bus and against the simulator; print every difference.",
             discussion: "Each script starts on a fresh chip: the fixture's fresh_chip parameter is written, and the simulator is new. Exits 1 on a difference or a broken expectation.")
         @Option(help: "The I2C bus of the emulated chip (a path or a number).") var bus: String
-        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv).")
+        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv, standby_writes_ignored).")
         var parameters = "/sys/module/i2c_drv2605_sim/parameters"
         @Argument(help: "Script files (Tests/ChipModelScripts/*.txt).") var scripts: [String]
 
@@ -40,6 +40,7 @@ struct ChipModelCommand: ParsableCommand {
         func restoreFixture() throws {
             try setParameter("actuator", "0")
             try setParameter("supply_mv", String(Int(ChipModel.supplyVolts * 1000)))
+            try setParameter("standby_writes_ignored", ChipModel.ignoresWritesInStandby ? "1" : "0")
             try setParameter("fresh_chip", "1")
         }
 
@@ -57,6 +58,8 @@ struct ChipModelCommand: ParsableCommand {
                     do { try setParameter("actuator", state == .ok ? "0" : state == .open ? "1" : "2") } catch { failure = error }
                 }, setSupply: { millivolts in
                     do { try setParameter("supply_mv", String(millivolts)) } catch { failure = error }
+                }, setStandbyWritesIgnored: { ignored in
+                    do { try setParameter("standby_writes_ignored", ignored ? "1" : "0") } catch { failure = error }
                 })
                 if let failure { throw failure }
                 let simulator = script.runOnSimulator()

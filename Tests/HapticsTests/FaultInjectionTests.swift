@@ -54,4 +54,42 @@ import Testing
         #expect(engine.statistics.faults == 1)
         #expect(chip.output.level(at: clock.now) == 0)
     }
+
+    /// A short latches OC_DETECT, which no read clears: the engine stops the actuator, counts the
+    /// fault, and resets the chip to clear the latch. Once the short is gone a diagnosis says fine
+    /// and feedback plays again; a short still there is found again, not hidden by the reset.
+    @Test func aLatchedFaultIsClearedAndALaterDiagnosisSaysFine() throws {
+        let rig = try EngineRig()
+        let (engine, chip, clock) = (rig.engine, rig.chip, rig.clock)
+        chip.actuator.shorted = true
+        #expect(engine.play(.vibration(.default)) == .played)
+        rig.advance(.seconds(2))
+        #expect(engine.statistics.faults == 1)
+        #expect(chip.output.level(at: clock.now) == 0)
+        #expect(chip.trace.contains { $0.written == [Register.mode.rawValue, 0x80] }, "no DEV_RESET after the fault")
+        #expect(chip.registers[StatusRegister.self].overCurrent == false, "OC_DETECT still latched")
+        #expect(chip.registers[.ratedVoltage] == (try DRV2605Configuration(.typical(.lra))).ratedVoltage, "configuration not written back")
+
+        #expect(try engine.withDriver { try $0.diagnose() } == .shorted, "a short still there was hidden")
+        chip.actuator.shorted = false
+        chip.raiseOverCurrent()   // latched again, as a short that has since gone would leave it
+        #expect(try engine.withDriver { try $0.diagnose() } == .fine)
+        #expect(engine.play(.success) == .played)
+        rig.advance(.seconds(1))
+        #expect(engine.statistics.faults == 1)
+        #expect(chip.output.onsetSeconds(from: clock.now.advanced(by: .seconds(-1)), to: clock.now) != nil)
+    }
+
+    /// The driver's synchronous path tells its caller, and leaves the latch cleared for the next call.
+    @Test func theDriverThrowsTheFaultAndClearsIt() throws {
+        let rig = try EngineRig()
+        let chip = rig.chip
+        try rig.engine.withDriver { driver in
+            try driver.play(WaveformSequence(.strongClick100))
+            chip.raiseOverCurrent()
+            #expect(throws: DRV2605Error.fault(overCurrent: true, overTemperature: false)) { try driver.checkFaults() }
+            #expect(chip.registers[StatusRegister.self].overCurrent == false)
+            try driver.checkFaults()
+        }
+    }
 }

@@ -85,12 +85,19 @@ final class EngineCore {
             if snapshot.status.overCurrent || snapshot.status.overTemperature {
                 counts.faults += 1
                 logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
+                clearFaults()
             }
         } catch {
             recover("the check after a pattern", error)
         }
         _ = tick()
         noteAwake(driver.power == .ready)
+    }
+
+    /// After a fault was reported: the chip reset to clear the latch (it would otherwise report the
+    /// same fault after every feedback, and a diagnosis would find it). Logged if it fails.
+    private func clearFaults() {
+        do { try driver.clearFaults() } catch { recover("clearing the fault", error) }
     }
 
     // MARK: - Requests
@@ -286,6 +293,7 @@ final class EngineCore {
                         counts.faults += 1
                         driver.stopQuietly()
                         logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
+                        clearFaults()
                         busyUntil = nil
                     } else if snapshot.go, let deadline = completionDeadline, now < deadline {
                         next.append(now.advanced(by: driver.options.pollInterval))

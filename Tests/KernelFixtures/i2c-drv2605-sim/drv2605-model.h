@@ -6,11 +6,12 @@
 static const u8 drv_model_reset_values[35] = { 0xE0, 0x40, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x19, 0xFF, 0x19, 0xFF, 0x3E, 0x8C, 0x0C, 0x6C, 0x36, 0x93, 0xF5, 0xA0, 0x20, 0x80, 0x33, 0x00, 0x00 };
 static const u8 drv_model_read_only[] = { 0x00, 0x21, 0x22 };
 #define DRV_MODEL_STATUS_CLEARED_ON_READ 0x0E
+#define DRV_MODEL_STATUS_KEPT_BY_RESET 0x00
 #define DRV_MODEL_RESET_MS 1
 #define DRV_MODEL_WAKE_MS 1
 #define DRV_MODEL_DIAGNOSTICS_MS 100
 static const unsigned int drv_model_calibration_ms[4] = { 250, 350, 600, 1100 };
-#define DRV_MODEL_IGNORES_WRITES_IN_STANDBY 1
+#define DRV_MODEL_IGNORES_WRITES_IN_STANDBY 0
 #define DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK 1
 #define DRV_MODEL_ONE_MS_INTERVAL_SPEED_UP 5
 #define DRV_MODEL_SUPPLY_MV 5000

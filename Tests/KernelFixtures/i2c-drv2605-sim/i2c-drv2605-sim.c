@@ -13,6 +13,7 @@
  *   actuator         0 a 175 Hz LRA, 1 open (nothing connected), 2 shorted
  *   supply_mv        VDD in millivolts (VBAT's reading; OTP burns only at 4.0-4.4 V)
  *   fresh_chip       writing 1 puts a new chip on the board: power-on values, no latched flags, no OTP
+ *   standby_writes_ignored  1: writes other than MODE are ignored in standby (default: the model's)
  *   effect_percent   ROM effect lengths as a percentage of the model's estimates (default 100)
  *   rtp_level        read-only: the last RTP value driven in real-time playback mode
  *   rtp_writes       read-only: how many RTP values were driven
@@ -52,7 +53,6 @@
 #define MODE_STANDBY 0x40
 #define MODE_RESET 0x80
 #define STATUS_DIAG_RESULT 0x08
-#define STATUS_LATCHED 0x03 /* OVER_TEMP and OC_DETECT survive DEV_RESET */
 #define CONTROL4_OTP_STATUS 0x04
 #define CONTROL4_OTP_PROGRAM 0x01
 
@@ -80,6 +80,9 @@ MODULE_PARM_DESC(actuator, "0 a 175 Hz LRA, 1 open, 2 shorted");
 static int supply_mv = DRV_MODEL_SUPPLY_MV;
 module_param(supply_mv, int, 0644);
 MODULE_PARM_DESC(supply_mv, "VDD in millivolts");
+static int standby_writes_ignored = DRV_MODEL_IGNORES_WRITES_IN_STANDBY;
+module_param(standby_writes_ignored, int, 0644);
+MODULE_PARM_DESC(standby_writes_ignored, "1: writes other than MODE are ignored in standby (the model's option)");
 static int effect_percent = 100;
 module_param(effect_percent, int, 0644);
 MODULE_PARM_DESC(effect_percent, "ROM effect lengths as a percentage of the model's estimates");
@@ -275,10 +278,10 @@ static void finish(struct drv_sim *sim)
 static void advance(struct drv_sim *sim)
 {
 	if (sim->reset_until && time_after_eq(jiffies, sim->reset_until)) {
-		u8 latched = sim->regs[REG_STATUS] & STATUS_LATCHED;
+		u8 kept = sim->regs[REG_STATUS] & DRV_MODEL_STATUS_KEPT_BY_RESET;
 
 		memcpy(sim->regs, drv_model_reset_values, sizeof(sim->regs));
-		sim->regs[REG_STATUS] |= latched;
+		sim->regs[REG_STATUS] |= kept;
 		if (sim->otp_programmed) {
 			sim->regs[REG_CONTROL4] |= CONTROL4_OTP_STATUS;
 			memcpy(&sim->regs[DRV_MODEL_OTP_FIRST], sim->otp, sizeof(sim->otp));
@@ -315,7 +318,7 @@ static void write_register(struct drv_sim *sim, u8 reg, u8 value)
 {
 	if (reg >= DRV_MODEL_REGISTER_COUNT || read_only(reg))
 		return;
-	if (DRV_MODEL_IGNORES_WRITES_IN_STANDBY && reg != REG_MODE && in_standby(sim))
+	if (standby_writes_ignored && reg != REG_MODE && in_standby(sim))
 		return;
 	switch (reg) {
 	case REG_MODE:
