@@ -156,10 +156,16 @@ extension DRV2605Driver {
         }
         // The registers hold exactly what is burnt, then OTP_PROGRAM.
         try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
-        var control4 = configuration.control4
-        control4.otpProgram = true
-        try write(.control4, control4.rawValue)
-        clock.sleep(for: .milliseconds(10))
+        // The programming procedure (datasheet §7.5.7, as TI's forum quotes it, e2e 478840): 0x1E
+        // written 0x01 (OTP_PROGRAM alone), OTP_STATUS read until it says 1, then DEV_RESET. No
+        // programming time is published: OTP_STATUS is polled for up to 200 ms (OURS: long and
+        // conservative), and the read-back below says whether the burn took. The reset rewrites
+        // CONTROL4's other fields, which were 0 for the burn.
+        try write(.control4, Control4Register(rawValue: 0x01).rawValue)
+        let burnDeadline = clock.now.advanced(by: .milliseconds(200))
+        while !Control4Register(rawValue: try read(.control4)).otpProgrammed, clock.now < burnDeadline {
+            clock.sleep(for: options.pollInterval)
+        }
         try reset()
         let file = try readFile(from: .ratedVoltage, through: .control4)
         let burnt = configuration.registerFile(for: part, slots: [])

@@ -149,12 +149,16 @@ public final class DRV2605Driver {
 
     /// With OTP programmed (OTP_STATUS = 1) the chip loaded its voltages, calibration and
     /// feedback settings from OTP at reset: they become the configuration's, so start-up does not
-    /// overwrite them with defaults. Only when no saved calibration is given (one is newer).
+    /// overwrite them with defaults. Only when no saved calibration is given (one is newer). Every
+    /// burnt field is kept: the voltages, the calibration results, and FEEDBACK_CONTROL's brake
+    /// factor, loop gain and back-EMF gain. N_ERM_LRA stays the configuration's (what is wired).
     private func adoptProgrammedOTP() throws(DRV2605Error) {
         let file = try readFile(from: .ratedVoltage, through: .control4)
         guard file[Control4Register.self].otpProgrammed else { return }
         configuration.ratedVoltage = file[.ratedVoltage]
         configuration.overdriveClamp = file[.overdriveClamp]
+        configuration.brakeFactor = file[FeedbackControlRegister.self].brakeFactor
+        configuration.loopGain = file[FeedbackControlRegister.self].loopGain
         configuration.calibration = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
                                                       backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
         usesProgrammedOTP = true

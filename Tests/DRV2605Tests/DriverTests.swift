@@ -501,6 +501,11 @@ struct Rig {
         let log = try rig.transactions { readBack = try rig.driver.programOTP(confirmed: true) }
         let burns = log.filter { $0.written.first == Register.control4.rawValue && $0.written.count == 2 && Control4Register(rawValue: $0.written[1]).otpProgram }
         #expect(burns.count == 1)
+        // The procedure's byte: OTP_PROGRAM alone (0x1E = 0x01), and OTP_STATUS read before the reset.
+        #expect(burns.first?.written == [Register.control4.rawValue, 0x01])
+        let firstReset = try #require(log.firstIndex { $0.written.first == Register.mode.rawValue && $0.written.count == 2 && ModeRegister(rawValue: $0.written[1]).deviceReset })
+        #expect(log[..<firstReset].contains { $0.kind == .writeRead && $0.written == [Register.control4.rawValue] && Control4Register(rawValue: $0.read.first ?? 0).otpProgrammed },
+                "OTP_STATUS not read as 1 before the reset")
         // DEV_RESET after the burn, then the read-back of 0x16-0x1E.
         let burn = try #require(log.firstIndex { $0.written.first == Register.control4.rawValue && $0.written.count == 2 && Control4Register(rawValue: $0.written[1]).otpProgram })
         #expect(log[burn...].contains { $0.written.first == Register.mode.rawValue && ModeRegister(rawValue: $0.written[1]).deviceReset })
@@ -546,6 +551,8 @@ struct Rig {
         let rig = Rig(actuator: Self.burnSupply)
         var configuration = rig.driver.configuration
         configuration.ratedVoltage = 0x50
+        configuration.brakeFactor = 5
+        configuration.loopGain = 1
         let burner = DRV2605Driver(bus: rig.bus, configuration: configuration, clock: rig.clock)
         try burner.start()
         _ = try burner.calibrate()
@@ -558,6 +565,7 @@ struct Rig {
         #expect(fresh.usesProgrammedOTP)
         #expect(rig.chip.registers[.ratedVoltage] == 0x50 && rig.chip.registers[.ratedVoltage] != rig.driver.configuration.ratedVoltage)
         #expect(rig.chip.registers[.autoCalibrationCompensation] == burnt[2] && rig.chip.registers[.autoCalibrationBackEMF] == burnt[3])
+        #expect(rig.chip.registers[.feedbackControl] == burnt[4], "the burnt FEEDBACK_CONTROL (brake factor, loop gain) was overwritten")
 
         var saved = rig.driver.configuration
         saved.calibration = CalibrationValues(compensation: 0x11, backEMF: 0x22, backEMFGain: 1)
