@@ -56,11 +56,15 @@ public enum ActuatorEquations {
     public static func ermDriveTime(_ field: UInt8) -> Double { (Double(field) * 0.2 + 1.0) / 1000 }
 
     /// LRA closed-loop RATED_VOLTAGE: V_rms = 20.58 mV × RATED / √(1 − (4·t_sample + 300 µs)·f).
+    /// [Source: drivers run on silicon (ESPHome, Trezor); it reproduces a TI forum user's 0x53 for
+    /// 2 Vrms at 175 Hz. Not checked against the L datasheet's own text: UNCONFIRMED.]
     public static func lraRatedVoltage(vrms: Double, hz: Double, sampleTimeField: UInt8 = 3) -> Double {
         let term = 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz
         return vrms * term.squareRoot() / 0.02058
     }
     /// LRA OD_CLAMP (peak limit, open and closed loop): V = 21.32 mV × OD_CLAMP × √(1 − 800 µs·f).
+    /// [Source: Trezor and ESPHome; the older DRV2605 datasheet's 5.44 V / 255 is the same step.
+    /// UNCONFIRMED for the L part.]
     public static func lraOverdriveClamp(vrms: Double, hz: Double) -> Double {
         vrms / (0.02132 * (1 - 800e-6 * hz).squareRoot())
     }
@@ -72,9 +76,12 @@ public enum ActuatorEquations {
     public static func frequency(periodField: UInt8) -> Double? {
         periodField == 0 ? nil : 1e6 / (Double(periodField) * 98.46)
     }
-    /// ERM closed-loop RATED_VOLTAGE: V = 21.18 mV × RATED.
+    /// ERM closed-loop RATED_VOLTAGE: V = 21.18 mV × RATED. [Source: community values (0x8D for
+    /// 3.0 V); not seen in a TI text: UNCONFIRMED.]
     public static func ermRatedVoltage(volts: Double) -> Double { volts / 0.02118 }
     /// ERM closed-loop OD_CLAMP: V = 21.64 mV × OD_CLAMP × (t_drive − 300 µs) / (t_drive + t_idiss + t_blank).
+    /// [Source: a Rust crate and mynewt's notes, with SLOS854C's swapped equations corrected (TI e2e
+    /// 655886): UNCONFIRMED constant.]
     public static func ermClosedLoopClamp(volts: Double, driveTimeField: UInt8 = 19, idissField: UInt8 = 1, blankingField: UInt8 = 1) -> Double {
         let drive = ermDriveTime(driveTimeField)
         let factor = (drive - 300e-6) / (drive + ermBlankingOrIdiss(idissField) + ermBlankingOrIdiss(blankingField))

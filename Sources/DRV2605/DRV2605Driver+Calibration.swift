@@ -104,16 +104,19 @@ extension DRV2605Driver {
         ActuatorEquations.supplyVolts(register: try read(.supplyVoltage))
     }
 
-    /// LRA resonance from LRA_PERIOD (valid while driving an LRA).
+    /// LRA resonance from LRA_PERIOD (valid while driving an LRA in closed loop; nil in open loop).
     public func measuredResonanceHz() throws(DRV2605Error) -> Double? {
-        ActuatorEquations.frequency(periodField: try read(.lraResonancePeriod))
+        guard configuration.loop == .closed else { return nil }
+        return ActuatorEquations.frequency(periodField: try read(.lraResonancePeriod))
     }
 
     /// Live readouts that the chip only updates while it drives: plays a buzz, reads VBAT and
     /// LRA_PERIOD in one transaction after `settle`, then stops and returns to standby.
     public func measureWhileDriving(settle: Duration = .milliseconds(50)) throws(DRV2605Error) -> (supplyVolts: Double, resonanceHz: Double?) {
         let file = try registersWhileDriving(settle: settle)
-        let resonance = configuration.actuator == .lra ? ActuatorEquations.frequency(periodField: file[.lraResonancePeriod]) : nil
+        // The chip measures the resonance only in closed loop: in open loop there is none to report.
+        let measured = configuration.actuator == .lra && configuration.loop == .closed
+        let resonance = measured ? ActuatorEquations.frequency(periodField: file[.lraResonancePeriod]) : nil
         return (ActuatorEquations.supplyVolts(register: file[.supplyVoltage]), resonance)
     }
 

@@ -52,10 +52,21 @@ extension DRV2605Driver {
             } catch {
                 throw .gpio(error)
             }
+        } else if rewritesSequenceRegistersWithGo, let loadedSlots {
+            // The DRV2605 (not the L) was seen to lose MODE, LIBRARY_SEL and WAV_FRM_SEQ1 after a
+            // GO (e2e 1128661): all three are written again with GO, in one burst from MODE
+            // through GO (0x01-0x0C, 12 bytes), so it stays one transaction.
+            let slots = Array((loadedSlots + Array(repeating: 0, count: 8)).prefix(8))
+            try writeBurst(.mode, [ModeRegister(mode: mode).rawValue, 0,
+                                   LibrarySelectionRegister(library: configuration.library).rawValue] + slots + [1])
         } else {
             try write(.go, 1)
         }
     }
+
+    /// Whether a GO is sent with MODE, LIBRARY_SEL and the slots rewritten in front of it
+    /// (`Options.rewritesSequenceRegistersWithGo`, else on the DRV2605 only).
+    var rewritesSequenceRegistersWithGo: Bool { options.rewritesSequenceRegistersWithGo ?? (part == .drv2605) }
 
     /// Records that GO was set by someone else (a broadcast write reaching several chips):
     /// nothing to send, the driver only waits for the wake delay like `trigger()` would.

@@ -34,6 +34,10 @@ public final class DRV2605Driver {
         public var registersSurviveShutdown = false
         /// Reset the chip at start-up (clears whatever a previous program left behind).
         public var resetAtStart = true
+        /// Rewrite MODE, LIBRARY_SEL and the slots in the same burst as every GO: nil (default) does
+        /// so on the DRV2605 only, which a user saw lose them after a GO (TI e2e 1128661). Costs a
+        /// 14-byte transaction per trigger instead of 3.
+        public var rewritesSequenceRegistersWithGo: Bool?
         /// At start-up without a saved calibration, take a programmed chip's OTP values (voltages,
         /// calibration) as the configuration instead of writing defaults over them.
         public var keepsProgrammedOTP = true

@@ -5,7 +5,8 @@
 /// scale (RATED_VOLTAGE in closed loop, OD_CLAMP in open loop); negative means brake (ERM) or
 /// opposite phase (LRA) in open loop only. In closed loop with BIDIR_INPUT set, the datasheet's
 /// table gives no drive for the lower half of the input (signed 0x81...0x00, unsigned
-/// 0x00...0x7F): the loop brakes by itself, the input cannot ask for it.
+/// 0x00...0x7F): the loop brakes by itself, the input cannot ask for it. In closed loop without
+/// BIDIR_INPUT the whole range is 0...full scale, in either format.
 public struct RealTimeEncoding: Sendable, Hashable {
     public var unsigned: Bool
     public var openLoop: Bool
@@ -29,9 +30,13 @@ public struct RealTimeEncoding: Sendable, Hashable {
     public func byte(for amplitude: Double) -> UInt8 {
         let value = amplitude.isFinite ? min(1, max(hasNegativeHalf ? -1 : 0, amplitude)) : 0
         if !openLoop && !bidirectional {
-            // Closed loop, unidirectional: 0...255 is 0...full scale (UNCONFIRMED for signed format;
-            // treated the same as unsigned, which TI's example documents).
-            return UInt8((value * 255).rounded())
+            // Closed loop, unidirectional: the whole input range is 0...full scale. Unsigned: 0x00 is
+            // zero, 0xFF full (TI's example, e2e 1120884). Signed: the same range in two's
+            // complement, so -128 (0x80) is zero, 0x00 half scale and 0x7F full, as PWM duty maps
+            // 0 % / 50 % / 100 % (drv2605.md §3; the datasheet's table leaves this cell out:
+            // UNCONFIRMED). Writing 0x00 for "no drive" here would drive half scale.
+            let level = Int((value * 255).rounded())
+            return unsigned ? UInt8(level) : UInt8(bitPattern: Int8(level - 128))
         }
         if unsigned {
             // Mid-scale 0x80 is zero drive; 0xFF full positive; 0x00 full negative.
@@ -42,7 +47,9 @@ public struct RealTimeEncoding: Sendable, Hashable {
 
     /// The amplitude a byte asks for (what the simulated chip drives).
     public func amplitude(for byte: UInt8) -> Double {
-        if !openLoop && !bidirectional { return Double(byte) / 255 }
+        if !openLoop && !bidirectional {
+            return unsigned ? Double(byte) / 255 : (Double(Int8(bitPattern: byte)) + 128) / 255
+        }
         let signed: Double = unsigned ? (Double(byte) - 128) / 127 : Double(Int8(bitPattern: byte)) / 127
         // Open loop: negative is brake (ERM) or reversed phase (LRA). Closed loop bidirectional:
         // the lower half is no drive (datasheet, drv2605.md §3), not a brake.

@@ -10,7 +10,10 @@ import Foundation
 /// Sources: [DS] TI SLOS854D; [E2E n] a TI forum thread; [OURS] a choice of ours where the
 /// datasheet gives no figure, kept configurable in `SimulatedDRV2605.Options`.
 public enum ChipModel {
-    /// Registers only the chip writes; writes to them are ignored. [DS] STATUS, VBAT, LRA_PERIOD.
+    /// Registers only the chip writes; writes to them are ignored. [DS: STATUS is read-only.
+    /// VBAT and LRA_PERIOD are marked R/W in the register map, but both are measurements the chip
+    /// overwrites while it drives (every driver run on silicon treats them as read-only); what a
+    /// write to them does is not published. OURS: ignored.]
     public static let readOnlyRegisters: [Register] = [.status, .supplyVoltage, .lraResonancePeriod]
 
     /// STATUS bits that clear when STATUS is read: DIAG_RESULT, FB_STS and OVER_TEMP [DS]. The
@@ -27,6 +30,33 @@ public enum ChipModel {
     /// EN low shuts the device down; whether the latches survive is not published. Taken as the
     /// power cycle users report clearing a stuck OC_DETECT (E2E 1554535). UNCONFIRMED]
     public static let shutdownClearsFaults = true
+
+    /// What a GO written over I2C starts.
+    public enum GoAction: UInt8, Sendable {
+        /// Nothing: GO reads back 0.
+        case nothing = 0
+        /// The waveform sequence in 0x04-0x0B.
+        case sequence = 1
+        /// The diagnostic routine.
+        case diagnostics = 2
+        /// Auto-calibration.
+        case calibration = 3
+    }
+    /// GO's action by MODE 0-7. [DS: "the process fired by GO is selected by MODE": the sequence in
+    /// internal trigger (0), diagnostics (6), auto-calibration (7).] [OURS: in the external trigger
+    /// modes (1, 2) IN/TRIG sets GO, and a GO written over I2C is taken to do the same; in PWM or
+    /// analog (3), audio-to-vibe (4) and real-time playback (5) GO starts nothing.]
+    public static let goActions: [GoAction] = [.sequence, .sequence, .sequence, .nothing, .nothing, .nothing, .diagnostics, .calibration]
+    /// LRA_PERIOD is updated only while an LRA is driven in closed loop: it is the resonance the
+    /// chip measures by back-EMF [DS: "the measured resonance period"]; in open loop the chip
+    /// drives at OL_LRA_PERIOD and measures nothing. [OURS: inferred; the datasheet does not say
+    /// what LRA_PERIOD reads in open loop. UNCONFIRMED]
+    public static let lraPeriodOnlyInClosedLoop = true
+
+    /// The DRV2605 (not the L) reads back MODE, LIBRARY_SEL and WAV_FRM_SEQ1 as 0 after a sequence
+    /// started by GO, and plays nothing at the next GO until they are written again. [E2E 1128661:
+    /// one user's report, no explanation from TI; UNCONFIRMED] Modelled after the sequence ends.
+    public static let nonLPartLosesSequenceRegisters = true
 
     /// How long DEV_RESET takes; the chip does not acknowledge meanwhile. [OURS: no figure in DS]
     public static let resetMilliseconds = 1
@@ -56,7 +86,9 @@ public enum ChipModel {
     /// OTP programming needs VDD within this range [DS]; outside it, the emulations do not burn
     /// (OTP_STATUS stays 0). What silicon does outside the range is not published. [OURS]
     public static let otpSupplyMillivolts: ClosedRange<Int> = 4000...4400
-    /// The supply both emulations run from; VBAT reads VDD × 255 / 5.6 V while driving. [DS]
+    /// The supply both emulations run from; VBAT reads VDD × 255 / 5.6 V while driving. [The
+    /// conversion is in every driver (SparkFun, Zephyr, mbed) and fits a published dump at 5 V; the
+    /// 5 V supply is OURS, a Raspberry Pi's 5 V rail.]
     public static let supplyVolts = 5.0
     /// The resonance of the LRA both emulations drive, and so the LRA_PERIOD they report
     /// while driving (period field = 10^6 / (f × 98.46 µs)). [DS equation]
@@ -109,6 +141,13 @@ public enum ChipModel {
             "static const unsigned int drv_model_calibration_ms[4] = { \(calibrationMilliseconds.map(String.init).joined(separator: ", ")) };",
             "#define DRV_MODEL_IGNORES_WRITES_IN_STANDBY \(ignoresWritesInStandby ? 1 : 0)",
             "#define DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK \(modeChangeStopsPlayback ? 1 : 0)",
+            "/* What a GO written over I2C starts, by MODE 0-7 (ChipModel.goActions). */",
+            "#define DRV_MODEL_GO_NOTHING 0",
+            "#define DRV_MODEL_GO_SEQUENCE 1",
+            "#define DRV_MODEL_GO_DIAGNOSTICS 2",
+            "#define DRV_MODEL_GO_CALIBRATION 3",
+            "static const u8 drv_model_go_action[8] = { \(goActions.map { String($0.rawValue) }.joined(separator: ", ")) };",
+            "#define DRV_MODEL_LRA_PERIOD_ONLY_IN_CLOSED_LOOP \(lraPeriodOnlyInClosedLoop ? 1 : 0)",
             "#define DRV_MODEL_ONE_MS_INTERVAL_SPEED_UP \(oneMillisecondIntervalSpeedUp)",
             "#define DRV_MODEL_SUPPLY_MV \(Int(supplyVolts * 1000))",
             "/* VBAT's reading for a supply in mV: mV × 255 / 5600, rounded. */",

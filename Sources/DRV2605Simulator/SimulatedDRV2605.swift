@@ -218,6 +218,8 @@ public final class SimulatedDRV2605: I2CBus {
     // MARK: - Register semantics
 
     private var goSet: Bool { registers[GoRegister.self].go }
+    /// The sequence playing was started by a GO write (not by IN/TRIG).
+    private var startedByGoWrite = false
     private var standby: Bool { registers[ModeRegister.self].standby }
     private var encoding: RealTimeEncoding {
         let control3 = registers[Control3Register.self]
@@ -239,7 +241,10 @@ public final class SimulatedDRV2605: I2CBus {
             refreshRealTimeOutput(at: now)
         case .go:
             if GoRegister(rawValue: value).go {
-                if !goSet { startGo(at: now) }
+                if !goSet {
+                    startGo(at: now)
+                    startedByGoWrite = true
+                }
             } else if goSet {
                 stopOutput(at: now)
             }
@@ -289,21 +294,22 @@ public final class SimulatedDRV2605: I2CBus {
     private var vbatReading: UInt8 { ChipModel.supplyReading(volts: actuator.supplyVolts) }
 
     private func startGo(at now: ClockInstant) {
+        startedByGoWrite = false
         guard enablePin, !standby else { return }
         let mode = registers[ModeRegister.self].mode
         let start = max(now, readyAt)
         registers[GoRegister.self].go = true
-        switch mode {
+        switch ChipModel.goActions[Int(mode.rawValue & 7)] {
         case .diagnostics:
             activity = .routine(.diagnostics, end: start.advanced(by: options.diagnosticsDuration))
             if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 0.3), .init(time: start.advanced(by: options.diagnosticsDuration), level: 0)]) }
-        case .autoCalibration:
+        case .calibration:
             let length = options.calibrationDurations[Int(registers[Control4Register.self].autoCalibrationTime & 3)]
             activity = .routine(.autoCalibration, end: start.advanced(by: length))
             if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 1), .init(time: start.advanced(by: length), level: 0)]) }
-        case .realTimePlayback, .pwmOrAnalogInput, .audioToVibe:
+        case .nothing:
             registers[GoRegister.self].go = false // GO has no meaning here
-        case .internalTrigger, .externalEdgeTrigger, .externalLevelTrigger:
+        case .sequence:
             playSequence(from: start)
         }
     }
@@ -339,8 +345,11 @@ public final class SimulatedDRV2605: I2CBus {
         activity = .sequence(end: time)
         if actuator.shorted { latchFault(\.overCurrent) }
         registers[.supplyVoltage] = vbatReading
-        // LRA_PERIOD is measured only in LRA mode, from an LRA that moves.
-        if actuator.type == .lra && actuator.connected && !actuator.shorted && registers[FeedbackControlRegister.self].isLRA { registers[.lraResonancePeriod] = periodField }
+        // LRA_PERIOD is measured only in LRA mode, from an LRA that moves, in closed loop (ChipModel).
+        let closedLoop = !registers[Control3Register.self].lraOpenLoop || !ChipModel.lraPeriodOnlyInClosedLoop
+        if actuator.type == .lra && actuator.connected && !actuator.shorted && registers[FeedbackControlRegister.self].isLRA && closedLoop {
+            registers[.lraResonancePeriod] = periodField
+        }
     }
 
     private var periodField: UInt8 { ChipModel.periodField(hz: actuator.resonantHz) }
@@ -349,6 +358,11 @@ public final class SimulatedDRV2605: I2CBus {
     private func finishGo(at time: ClockInstant) {
         registers[GoRegister.self].go = false
         activity = .idle
+        if options.part == .drv2605 && options.nonLPartLosesSequenceRegisters && startedByGoWrite {
+            registers[.mode] = 0
+            registers[.librarySelection] = 0
+            registers[.waveformSequence1] = 0
+        }
     }
 
     /// GO cleared early (a GO = 0 write, a second edge, standby, EN low, a reset): drive stops now.

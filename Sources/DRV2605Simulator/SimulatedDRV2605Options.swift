@@ -32,6 +32,9 @@ extension SimulatedDRV2605 {
         public var statusKeptByReset: UInt8 = ChipModel.statusKeptByReset
         /// Whether EN low then high clears OC_DETECT and OVER_TEMP (`ChipModel.shutdownClearsFaults`).
         public var shutdownClearsFaults = ChipModel.shutdownClearsFaults
+        /// Whether a DRV2605 (not the L) zeroes MODE, LIBRARY_SEL and WAV_FRM_SEQ1 after a sequence
+        /// started by GO (`ChipModel.nonLPartLosesSequenceRegisters`; other parts never do).
+        public var nonLPartLosesSequenceRegisters = ChipModel.nonLPartLosesSequenceRegisters
         /// Inference (drv2605.md §6): PLAYBACK_INTERVAL = 1 ms plays ROM effects 5× faster.
         public var oneMillisecondIntervalShortensEffects = true
         /// How long ROM effects really last, as a multiple of `Effect.estimatedDuration`. TI

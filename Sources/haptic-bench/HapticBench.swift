@@ -105,6 +105,22 @@ struct HapticBench: ParsableCommand {
         let bare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
                                     clock: bareClock, options: benchOptions)
         let (bareMedian, bareP99) = timePreparedTriggers(bare, bareClock)
+        // The DRV2605 (not the L): MODE, LIBRARY_SEL and the slots rewritten in the GO burst (TI
+        // e2e 1128661). Bus cost on a simulated DRV2605; CPU on the bare bus with the rewrite forced,
+        // measured right after the L part's figure above, in the same run.
+        var nonLOptions = benchOptions
+        nonLOptions.driver.rewritesSequenceRegistersWithGo = true
+        let nonLClock = VirtualClock()
+        let nonLBare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
+                                        clock: nonLClock, options: nonLOptions)
+        let (nonLMedian, nonLP99) = timePreparedTriggers(nonLBare, nonLClock)
+        var nonLChip = SimulatedDRV2605.Options()
+        nonLChip.part = .drv2605
+        let nonL = try EngineRig(options: benchOptions, chipOptions: nonLChip)
+        nonL.engine.prepare(.impact(.heavy))
+        nonL.advance(.milliseconds(50))
+        nonL.engine.play(.impact(.heavy))
+        let nonLCost = nonL.engine.statistics.lastTrigger
         let heavy = rows.first { ($0["feedback"] as? String) == "impact-heavy" }
         let preparedHeavy = ((heavy?["prepared"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
         let standbyHeavy = ((heavy?["standby"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
@@ -123,6 +139,11 @@ struct HapticBench: ParsableCommand {
             ],
             "cpuPerPreparedTrigger": ["medianMicroseconds": bareMedian, "p99Microseconds": bareP99, "iterations": iterations,
                                       "note": "engine + driver on a bare register-file bus, one GO write"],
+            "nonLPartPreparedTrigger": ["transactions": nonLCost.transactions, "bytes": nonLCost.wireBytes,
+                                        "computedBusMicroseconds100kHz": busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000),
+                                        "computedBusMicroseconds400kHz": busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
+                                        "cpuMedianMicroseconds": nonLMedian, "cpuP99Microseconds": nonLP99,
+                                        "note": "DRV2605 (not L): MODE, LIBRARY_SEL and the slots rewritten with GO in one burst"],
             "cpuPerPreparedTriggerWithSimulator": ["medianMicroseconds": median, "p99Microseconds": p99,
                                                    "note": "engine + driver + simulated chip (timing model and actuator record)"],
             "feedbacks": rows,
@@ -143,6 +164,9 @@ struct HapticBench: ParsableCommand {
         print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes (bus times in the JSON are computed from these at 100 and 400 kHz, not measured)")
         print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): engine + driver median %.2f µs, p99 %.2f µs; with the simulated chip median %.2f µs, p99 %.2f µs",
                      iterations, bareMedian, bareP99, median, p99))
+        print(String(format: "DRV2605 (not L) prepared trigger, MODE, LIBRARY_SEL and slots rewritten with GO: %d transaction, %d wire bytes (computed %.0f µs at 400 kHz, %.0f µs at 100 kHz); CPU median %.2f µs, p99 %.2f µs (the L part's GO write above: %.2f µs)",
+                     nonLCost.transactions, nonLCost.wireBytes, busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
+                     busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000), nonLMedian, nonLP99, bareMedian))
         print("")
         print("")
         print("player timing error after each write (real clock, simulated chip, every update a write; SCHED_FIFO \(player["realtimeScheduling"] as? String ?? "?")),")

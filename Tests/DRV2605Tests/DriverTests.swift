@@ -363,6 +363,22 @@ struct Rig {
         #expect(abs((ActuatorEquations.frequency(periodField: restarted.chip.registers[.lraOpenLoopPeriod]) ?? 0) - 175) < 3)
     }
 
+    /// The live readout in open loop gives the supply but no resonance, even when LRA_PERIOD still
+    /// holds a closed-loop measurement from before: the chip did not measure it during this buzz.
+    @Test func openLoopReadoutReportsNoResonance() throws {
+        let rig = Rig(actuator: SimulatedActuator(type: .lra, resonantHz: 205))
+        try rig.driver.start()
+        let closed = try rig.driver.measureWhileDriving()
+        #expect(abs((closed.resonanceHz ?? 0) - 205) < 3)
+        let period = rig.chip.registers[.lraResonancePeriod]
+        try rig.driver.reconfigure(try DRV2605Configuration(.typicalLRA, loop: .open))
+        let readout = try rig.driver.measureWhileDriving()
+        #expect(readout.resonanceHz == nil, "\(readout.resonanceHz ?? 0) Hz")
+        #expect(abs(readout.supplyVolts - ChipModel.supplyVolts) < 0.05)
+        #expect(rig.chip.registers[.lraResonancePeriod] == period, "the simulated chip measured in open loop")
+        #expect(try rig.driver.measuredResonanceHz() == nil)
+    }
+
     @Test func calibrationFailureIsReportedNotSaved() throws {
         let rig = Rig()
         try rig.driver.start()
@@ -584,5 +600,49 @@ struct Rig {
         try rig.bus.write(to: .drv2605, Register.control4.write(0x24))
         #expect(!rig.chip.registers[Control4Register.self].otpProgrammed)
         #expect(rig.chip.registers[Control4Register.self].autoCalibrationTime == 2)
+    }
+}
+
+/// A DRV2605 (not the L) user saw MODE, LIBRARY_SEL and WAV_FRM_SEQ1 read back as 0 after a GO
+/// (TI e2e 1128661); the simulator can model it (`nonLPartLosesSequenceRegisters`).
+@Suite struct NonLPartTests {
+    /// Plays `sequence` twice, prepared, and says whether each trigger moved the actuator and what
+    /// the second trigger wrote.
+    private static func twoPreparedClicks(part: Part, rewrites: Bool? = nil) throws -> (played: [Bool], secondTrigger: [BusTransaction]) {
+        let rig = Rig(part: part, options: { var options = DRV2605Driver.Options(); options.rewritesSequenceRegistersWithGo = rewrites; return options }())
+        try rig.driver.start()
+        var played: [Bool] = []
+        var secondTrigger: [BusTransaction] = []
+        for index in 0..<2 {
+            try rig.driver.prepare(WaveformSequence(.strongClick100))
+            let start = rig.clock.now
+            let trigger = try rig.transactions { try rig.driver.trigger() }
+            if index == 1 { secondTrigger = trigger }
+            rig.clock.advance(by: .milliseconds(300))
+            played.append(rig.chip.output.onsetSeconds(from: start, to: rig.clock.now) != nil)
+        }
+        return (played, secondTrigger)
+    }
+
+    /// On the DRV2605 every trigger rewrites what the part loses, in the same single burst as GO.
+    @Test func theNonLPartsTriggerRewritesWhatItLoses() throws {
+        let result = try Self.twoPreparedClicks(part: .drv2605)
+        #expect(result.played == [true, true])
+        #expect(result.secondTrigger.count == 1)
+        let burst = try #require(result.secondTrigger.first?.written)
+        #expect(burst.first == Register.mode.rawValue && burst.count == 13 && burst.last == 0x01, "\(burst)")
+        #expect(burst[3] == LibrarySelectionRegister(library: .lra).rawValue && burst[4] == Effect.strongClick100.rawValue)
+    }
+
+    /// Without the rewrite, such a part plays the first click only: the rewrite is what keeps it working.
+    @Test func withoutTheRewriteTheSecondClickIsLost() throws {
+        #expect(try Self.twoPreparedClicks(part: .drv2605, rewrites: false).played == [true, false])
+    }
+
+    /// The L part keeps its one 3-byte GO write.
+    @Test func theLPartKeepsItsOneGoWrite() throws {
+        let result = try Self.twoPreparedClicks(part: .drv2605L)
+        #expect(result.played == [true, true])
+        #expect(result.secondTrigger.map(\.written) == [[Register.go.rawValue, 0x01]])
     }
 }

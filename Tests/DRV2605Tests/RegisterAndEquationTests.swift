@@ -178,7 +178,12 @@ import Testing
         #expect(unsigned.byte(for: 1) == 0xFF && unsigned.byte(for: 0) == 0x80 && unsigned.byte(for: -1) == 0x01)
         let unidirectional = RealTimeEncoding(unsigned: true, openLoop: false, bidirectional: false)
         #expect(unidirectional.byte(for: 1) == 0xFF && unidirectional.byte(for: -1) == 0)
-        for encoding in [signed, unsigned, unidirectional] {
+        // Closed loop, unidirectional, signed: the range is -128...127, so no drive is 0x80 and
+        // 0x00 is half scale; a stop that wrote 0x00 would leave the actuator at half.
+        let signedUnidirectional = RealTimeEncoding(unsigned: false, openLoop: false, bidirectional: false)
+        #expect(signedUnidirectional.byte(for: 0) == 0x80 && signedUnidirectional.byte(for: 1) == 0x7F)
+        #expect(signedUnidirectional.amplitude(for: 0x80) == 0 && abs(signedUnidirectional.amplitude(for: 0x00) - 0.5) < 0.01)
+        for encoding in [signed, unsigned, unidirectional, signedUnidirectional] {
             for amplitude in stride(from: 0.0, through: 1.0, by: 0.125) {
                 #expect(abs(encoding.amplitude(for: encoding.byte(for: amplitude)) - amplitude) < 0.01)
             }

@@ -13,6 +13,13 @@ static const u8 drv_model_read_only[] = { 0x00, 0x21, 0x22 };
 static const unsigned int drv_model_calibration_ms[4] = { 250, 350, 600, 1100 };
 #define DRV_MODEL_IGNORES_WRITES_IN_STANDBY 0
 #define DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK 1
+/* What a GO written over I2C starts, by MODE 0-7 (ChipModel.goActions). */
+#define DRV_MODEL_GO_NOTHING 0
+#define DRV_MODEL_GO_SEQUENCE 1
+#define DRV_MODEL_GO_DIAGNOSTICS 2
+#define DRV_MODEL_GO_CALIBRATION 3
+static const u8 drv_model_go_action[8] = { 1, 1, 1, 0, 0, 0, 2, 3 };
+#define DRV_MODEL_LRA_PERIOD_ONLY_IN_CLOSED_LOOP 1
 #define DRV_MODEL_ONE_MS_INTERVAL_SPEED_UP 5
 #define DRV_MODEL_SUPPLY_MV 5000
 /* VBAT's reading for a supply in mV: mV × 255 / 5600, rounded. */

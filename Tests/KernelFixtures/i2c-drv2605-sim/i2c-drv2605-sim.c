@@ -44,6 +44,7 @@
 #define REG_CAL_COMP 0x18
 #define REG_CAL_BEMF 0x19
 #define REG_FEEDBACK 0x1A
+#define REG_CONTROL3 0x1D
 #define REG_CONTROL4 0x1E
 #define REG_CONTROL5 0x1F
 #define REG_OL_PERIOD 0x20
@@ -53,6 +54,7 @@
 #define MODE_STANDBY 0x40
 #define MODE_RESET 0x80
 #define STATUS_DIAG_RESULT 0x08
+#define CONTROL3_LRA_OPEN_LOOP 0x01
 #define CONTROL4_OTP_STATUS 0x04
 #define CONTROL4_OTP_PROGRAM 0x01
 
@@ -224,26 +226,27 @@ static void start(struct drv_sim *sim, enum activity activity, unsigned int mill
 
 static void go(struct drv_sim *sim)
 {
-	switch (mode_of(sim)) {
-	case 0: case 1: case 2: /* internal trigger, external edge, external level */
+	switch (drv_model_go_action[mode_of(sim)]) {
+	case DRV_MODEL_GO_SEQUENCE:
 		sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING(supply_mv);
 		if (actuator == 2) {
 			sim->regs[REG_STATUS] |= 0x01; /* OC_DETECT; the output stops */
 			stop(sim);
 			return;
 		}
-		if (actuator_moves() && is_lra_mode(sim))
+		if (actuator_moves() && is_lra_mode(sim) &&
+		    !(DRV_MODEL_LRA_PERIOD_ONLY_IN_CLOSED_LOOP && (sim->regs[REG_CONTROL3] & CONTROL3_LRA_OPEN_LOOP)))
 			sim->regs[REG_LRA_PERIOD] = DRV_MODEL_LRA_PERIOD;
 		start(sim, SEQUENCE, sequence_milliseconds(sim));
 		break;
-	case 6:
+	case DRV_MODEL_GO_DIAGNOSTICS:
 		start(sim, DIAGNOSTICS, DRV_MODEL_DIAGNOSTICS_MS);
 		break;
-	case 7:
+	case DRV_MODEL_GO_CALIBRATION:
 		start(sim, CALIBRATION, drv_model_calibration_ms[(sim->regs[REG_CONTROL4] >> 4) & 3]);
 		break;
 	default:
-		break; /* GO means nothing in real-time, PWM/analog and audio modes */
+		break; /* DRV_MODEL_GO_NOTHING */
 	}
 }
 
