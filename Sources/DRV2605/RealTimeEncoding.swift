@@ -1,4 +1,5 @@
-/// How a real-time playback (RTP) amplitude becomes the RTP_INPUT byte, and back.
+/// How a real-time playback (RTP) amplitude becomes the RTP_INPUT byte. (What the chip makes of
+/// the byte is `ChipModel.realTimeDrive`, in the simulator, written apart so one checks the other.)
 ///
 /// The meaning of the byte depends on DATA_FORMAT_RTP (signed or unsigned), the loop and, in
 /// closed loop, BIDIR_INPUT (datasheet figures 24–27, drv2605.md §3). Amplitude is −1...1 of full
@@ -43,16 +44,5 @@ public struct RealTimeEncoding: Sendable, Hashable {
             return UInt8(max(0, min(255, (128 + value * 127).rounded())))
         }
         return UInt8(bitPattern: Int8((value * 127).rounded()))
-    }
-
-    /// The amplitude a byte asks for (what the simulated chip drives).
-    public func amplitude(for byte: UInt8) -> Double {
-        if !openLoop && !bidirectional {
-            return unsigned ? Double(byte) / 255 : (Double(Int8(bitPattern: byte)) + 128) / 255
-        }
-        let signed: Double = unsigned ? (Double(byte) - 128) / 127 : Double(Int8(bitPattern: byte)) / 127
-        // Open loop: negative is brake (ERM) or reversed phase (LRA). Closed loop bidirectional:
-        // the lower half is no drive (datasheet, drv2605.md §3), not a brake.
-        return min(1, max(openLoop ? -1 : 0, signed))
     }
 }

@@ -58,6 +58,25 @@ public enum ChipModel {
     /// one user's report, no explanation from TI; UNCONFIRMED] Modelled after the sequence ends.
     public static let nonLPartLosesSequenceRegisters = true
 
+    /// The drive RTP_INPUT asks for, −1...1 of full scale (RATED_VOLTAGE in closed loop, OD_CLAMP
+    /// in open loop), by DATA_FORMAT_RTP, the loop and BIDIR_INPUT. [DS table (drv2605.md §3):
+    /// open loop, signed −128...127 and unsigned 0x00...0xFF with 0x80 as zero, negative being a
+    /// brake (ERM) or the opposite phase (LRA); closed loop with BIDIR_INPUT, the lower half of
+    /// the input (signed 0x81...0x00, unsigned 0x00...0x7F) is no drive. Closed loop without
+    /// BIDIR_INPUT, unsigned 0x00...0xFF is zero to full (TI's example, e2e 1120884).] [Signed
+    /// closed loop without BIDIR_INPUT: the table leaves the cell out; taken as the same range in
+    /// two's complement, 0x80 zero and 0x7F full, as a PWM duty of 0...100 % (drv2605.md §3).
+    /// UNCONFIRMED] The driver's encoder (`RealTimeEncoding`) is written apart from this, so
+    /// the simulated chip checks it rather than repeats it.
+    public static func realTimeDrive(input: UInt8, unsigned: Bool, openLoop: Bool, bidirectional: Bool) -> Double {
+        let twosComplement = Double(Int8(bitPattern: input))
+        if !openLoop && !bidirectional {
+            return unsigned ? Double(input) / 255 : (twosComplement + 128) / 255
+        }
+        let signed = unsigned ? (Double(input) - 128) / 127 : twosComplement / 127
+        return min(1, max(openLoop ? -1 : 0, signed))
+    }
+
     /// How long DEV_RESET takes; the chip does not acknowledge meanwhile. [OURS: no figure in DS]
     public static let resetMilliseconds = 1
     /// A GO within this time of leaving standby starts when it has passed. [OURS]

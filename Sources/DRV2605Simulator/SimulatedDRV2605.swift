@@ -221,12 +221,13 @@ public final class SimulatedDRV2605: I2CBus {
     /// The sequence playing was started by a GO write (not by IN/TRIG).
     private var startedByGoWrite = false
     private var standby: Bool { registers[ModeRegister.self].standby }
-    private var encoding: RealTimeEncoding {
+    /// The drive RTP_INPUT asks for under the current format and loop (`ChipModel.realTimeDrive`).
+    private var realTimeDrive: Double {
         let control3 = registers[Control3Register.self]
-        let control2 = registers[Control2Register.self]
         let isLRA = registers[FeedbackControlRegister.self].isLRA
-        return RealTimeEncoding(unsigned: control3.unsignedRTP, openLoop: isLRA ? control3.lraOpenLoop : control3.ermOpenLoop,
-                                bidirectional: control2.bidirectionalInput)
+        return ChipModel.realTimeDrive(input: registers[.realTimePlaybackInput], unsigned: control3.unsignedRTP,
+                                       openLoop: isLRA ? control3.lraOpenLoop : control3.ermOpenLoop,
+                                       bidirectional: registers[Control2Register.self].bidirectionalInput)
     }
 
     private func writeRegister(_ register: Register, _ value: UInt8, at now: ClockInstant) {
@@ -287,7 +288,7 @@ public final class SimulatedDRV2605: I2CBus {
             if case .idle = activity { output.set(0, at: now) }
             return
         }
-        output.set(encoding.amplitude(for: registers[.realTimePlaybackInput]), at: max(now, readyAt))
+        output.set(realTimeDrive, at: max(now, readyAt))
         registers[.supplyVoltage] = vbatReading
     }
 

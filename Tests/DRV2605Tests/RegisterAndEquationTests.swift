@@ -1,4 +1,5 @@
 import DRV2605
+import DRV2605Simulator
 import Testing
 
 @Suite struct RegisterFieldTests {
@@ -165,27 +166,37 @@ import Testing
         #expect(configuration.registerImage(for: .drv2605, slots: []).count == 0x1E - 0x02 + 1)
     }
 
+    /// What the chip (ChipModel) makes of a byte under an encoding's format and loop.
+    private func drive(_ encoding: RealTimeEncoding, _ byte: UInt8) -> Double {
+        ChipModel.realTimeDrive(input: byte, unsigned: encoding.unsigned, openLoop: encoding.openLoop,
+                                bidirectional: encoding.bidirectional)
+    }
+
     @Test func realTimeEncodings() {
         let signed = RealTimeEncoding(unsigned: false, openLoop: false, bidirectional: true)
         #expect(signed.byte(for: 1) == 0x7F && signed.byte(for: 0) == 0 && signed.byte(for: 0.5) == 0x40)
         // Closed loop, BIDIR_INPUT: the lower half of the input is no drive, not a brake
         // (datasheet table, drv2605.md §3): a negative amplitude is sent as zero.
-        #expect(signed.byte(for: -1) == 0 && signed.amplitude(for: 0x81) == 0 && signed.amplitude(for: 0xC0) == 0)
+        #expect(signed.byte(for: -1) == 0 && drive(signed, 0x81) == 0 && drive(signed, 0xC0) == 0)
         let unsignedClosed = RealTimeEncoding(unsigned: true, openLoop: false, bidirectional: true)
-        #expect(unsignedClosed.amplitude(for: 0x00) == 0 && unsignedClosed.amplitude(for: 0x7F) == 0)
-        #expect(abs(unsignedClosed.amplitude(for: 0xBF) - 0.5) < 0.01 && unsignedClosed.amplitude(for: 0xFF) == 1)
+        #expect(drive(unsignedClosed, 0x00) == 0 && drive(unsignedClosed, 0x7F) == 0)
+        #expect(abs(drive(unsignedClosed, 0xBF) - 0.5) < 0.01 && drive(unsignedClosed, 0xFF) == 1)
         let unsigned = RealTimeEncoding(unsigned: true, openLoop: true, bidirectional: true)
         #expect(unsigned.byte(for: 1) == 0xFF && unsigned.byte(for: 0) == 0x80 && unsigned.byte(for: -1) == 0x01)
+        // Open loop: the negative half is a brake (ERM) or the opposite phase (LRA), in both formats.
+        #expect(drive(unsigned, 0x01) == -1 && drive(unsigned, 0x80) == 0)
+        let signedOpen = RealTimeEncoding(unsigned: false, openLoop: true, bidirectional: true)
+        #expect(signedOpen.byte(for: -1) == 0x81 && drive(signedOpen, 0x81) == -1 && abs(drive(signedOpen, 0xC0) + 0.5) < 0.01)
         let unidirectional = RealTimeEncoding(unsigned: true, openLoop: false, bidirectional: false)
         #expect(unidirectional.byte(for: 1) == 0xFF && unidirectional.byte(for: -1) == 0)
         // Closed loop, unidirectional, signed: the range is -128...127, so no drive is 0x80 and
         // 0x00 is half scale; a stop that wrote 0x00 would leave the actuator at half.
         let signedUnidirectional = RealTimeEncoding(unsigned: false, openLoop: false, bidirectional: false)
         #expect(signedUnidirectional.byte(for: 0) == 0x80 && signedUnidirectional.byte(for: 1) == 0x7F)
-        #expect(signedUnidirectional.amplitude(for: 0x80) == 0 && abs(signedUnidirectional.amplitude(for: 0x00) - 0.5) < 0.01)
+        #expect(drive(signedUnidirectional, 0x80) == 0 && abs(drive(signedUnidirectional, 0x00) - 0.5) < 0.01)
         for encoding in [signed, unsigned, unidirectional, signedUnidirectional] {
             for amplitude in stride(from: 0.0, through: 1.0, by: 0.125) {
-                #expect(abs(encoding.amplitude(for: encoding.byte(for: amplitude)) - amplitude) < 0.01)
+                #expect(abs(drive(encoding, encoding.byte(for: amplitude)) - amplitude) < 0.01)
             }
         }
         #expect(signed.byte(for: .nan) == 0)
