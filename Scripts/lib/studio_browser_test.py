@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The studio in a real browser: headless Chromium opens the page, a designer's session is played
 through its controls (add events, drag, edit, draw a curve, feel, play, export), and the
 exported AHAP is read back by the studio's own reader. Run by Scripts/studio-check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Linux kernel's I2C user-space interface, libi2c's SMBus helpers and libgpiod (1.x or 2.x),
 // gathered into one Clang module for LinuxHardware. Install with: apt-get install libi2c-dev libgpiod-dev
 #ifndef CLINUXHARDWARE_SHIM_H

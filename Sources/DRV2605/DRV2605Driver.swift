@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
 
 /// The DRV2605/DRV2605L driver: start-up, ROM sequences, real-time playback, power, calibration,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
 
 /// How much a feedback matters, highest first: what decides who gets the one actuator when

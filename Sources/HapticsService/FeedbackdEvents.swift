@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Haptics
 
 /// feedbackd's event names (the Event Naming Specification its themes use), mapped onto this

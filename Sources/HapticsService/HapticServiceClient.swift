@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A client of `hapticd`: one connection, one request at a time, each answered before the next.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The requests a client sends to `hapticd`, one JSON object per frame (see

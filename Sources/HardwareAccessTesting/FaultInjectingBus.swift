@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
 
 /// Wraps any bus and fails chosen transactions, counted from zero, in the two ways real buses fail:

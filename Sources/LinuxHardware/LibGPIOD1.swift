@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #if !LIBGPIOD2
 import CLinuxHardware
 import HardwareAccess

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: Apache-2.0
 /*
  * ff-rumble: uploads one FF_RUMBLE effect to a Linux force-feedback device, plays it, stops it.
  * A force-feedback client for the VM (Scripts/kernel-test), so the kernel's drv260x driver can be

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: Apache-2.0
 # /init of the hardware-in-loop VM: loads the I2C and GPIO fixtures, runs the project's
 # hardware-in-loop suite and a few haptic verbs against them, prints one verdict line, powers off.
 /bin/busybox --install -s /bin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
 
 /// Several chips playing the same feedback in step (a glove, a vest, a controller's two grips).

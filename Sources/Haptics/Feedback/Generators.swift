@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
 
 /// The engine generators use when none is given, as UIKit's generators use the device's Taptic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HardwareAccess
 import Haptics
@@ -29,6 +30,8 @@ public final class StudioLive: Sendable {
         public var device: String?
         public var simulated: Bool?
         public var error: String?
+        /// In `hello`: the release serving the page (`HapticsVersion.current`).
+        public var version: String?
     }
 
     public let playback: StudioPlayback
@@ -45,7 +48,8 @@ public final class StudioLive: Sendable {
     /// A page connected: counts it and returns the greeting it is sent.
     public func connected() -> Reply {
         pages.withLock { $0 += 1 }
-        return Reply(type: "hello", device: playback.device.origin, simulated: playback.device.isSimulated)
+        return Reply(type: "hello", device: playback.device.origin, simulated: playback.device.isSimulated,
+                     version: HapticsVersion.current)
     }
 
     /// A page went away; the last one leaving stops the actuator. Returns whether it was the last.

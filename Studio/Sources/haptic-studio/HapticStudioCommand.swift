@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
 import HapticStudio
@@ -15,7 +16,8 @@ struct HapticStudioCommand: AsyncParsableCommand {
             Serves loopback only unless --listen names another address; then every request needs the token printed at \
             start-up (open the printed URL). Requests from other web pages are refused. The actuator stops when the last \
             page closes and when the studio stops (SIGINT, SIGTERM).
-            """)
+            """,
+        version: HapticsVersion.current)
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on --bus.") var board: String?
     @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?

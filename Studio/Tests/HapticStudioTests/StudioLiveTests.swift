@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
 import Foundation
@@ -21,7 +22,8 @@ import Testing
     func level() -> Double { chip.level() }
 
     @Test func theLastPageLeavingStopsALoopingPattern() async throws {
-        #expect(live.connected().type == "hello")
+        let hello = live.connected()
+        #expect(hello.type == "hello" && hello.version == HapticsVersion.current)
         #expect(live.connected().simulated == true)
         let document = try live.playback.document(from: Array(tapAndBuzz.utf8), name: "loop.ahap")
         let playback = live.playback

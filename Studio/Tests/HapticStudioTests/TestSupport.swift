@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
 import HapticStudio

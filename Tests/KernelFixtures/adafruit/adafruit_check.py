@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Adafruit's CircuitPython DRV2605 library (adafruit-circuitpython-drv2605, from PyPI, unchanged)
 against the emulated chip in the VM, through busio.py here (a stand-in for Blinka's busio.I2C on
 /dev/i2c-N). The fixture's parameters show what reached the chip. Prints one line starting with `adafruit:`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in for Blinka's busio, enough for adafruit_bus_device: I2C on Linux's i2c-dev.
 
 Blinka itself needs a recognised board; this VM is not one. The methods are those

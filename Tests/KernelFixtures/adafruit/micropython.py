@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """MicroPython's const(), which CPython lacks."""
 
 
