@@ -25,7 +25,7 @@ func installedLibgpiodMajor() -> Int {
         if header.contains("gpiod_chip_request_lines") { return 2 }
         if header.contains("gpiod_line_request_output") { return 1 }
     }
-    return 1 // No header found: the build fails at `#include <gpiod.h>` with the package named in the module map.
+    return 1  // No header found: the build fails at `#include <gpiod.h>` with the package named in the module map.
 }
 let libgpiodSettings: [SwiftSetting] = installedLibgpiodMajor() >= 2 ? [.define("LIBGPIOD2")] : []
 
@@ -45,13 +45,13 @@ let package = Package(
         .executable(name: "haptic-bench", targets: ["haptic-bench"]),
         .library(name: "HapticsService", targets: ["HapticsService"]),
         .executable(name: "hapticd", targets: ["hapticd"]),
-        .executable(name: "drv2605-model", targets: ["drv2605-model"]),
+        .executable(name: "drv2605-model", targets: ["drv2605-model"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0")
     ],
     targets: [
         .systemLibrary(
@@ -72,7 +72,7 @@ let package = Package(
             name: "LinuxHardware",
             dependencies: [
                 "HardwareAccess", "CLinuxHardware",
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ],
             swiftSettings: strict + libgpiodSettings
         ),
@@ -82,7 +82,7 @@ let package = Package(
             name: "Haptics",
             dependencies: [
                 "DRV2605", "HardwareAccess",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -97,7 +97,7 @@ let package = Package(
                 "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess", "HardwareAccessTesting",
                 "HapticsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -105,7 +105,7 @@ let package = Package(
             name: "haptic-bench",
             dependencies: [
                 "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware", "HapticsService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
         ),
@@ -118,7 +118,7 @@ let package = Package(
             name: "drv2605-model",
             dependencies: [
                 "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
         ),
@@ -128,7 +128,7 @@ let package = Package(
                 "HapticsService", "Haptics", "HapticsTesting", "LinuxHardware", "HardwareAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strict
         ),
@@ -153,6 +153,6 @@ let package = Package(
             name: "HardwareInLoopTests",
             dependencies: ["Haptics", "DRV2605", "LinuxHardware", "HardwareAccess"],
             swiftSettings: strict
-        ),
+        )
     ]
 )

@@ -15,16 +15,25 @@ let package = Package(
     dependencies: [.package(path: "..")],
     targets: [
         // libFuzzer's driver, shared by every target.
-        .target(name: "FuzzSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
-    ] + ["FuzzPatternFile", "FuzzBoardFile", "FuzzSequence", "FuzzPolicyFile", "FuzzCalibrationStore"].map { name in
-        .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: "Haptics", package: root),
-                                                     .product(name: "DRV2605", package: root)],
-                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
-    } + [
-        // hapticd's request path: frames and JSON from a client, handled on the simulated chip.
-        .executableTarget(name: "FuzzServiceRequest", dependencies: ["FuzzSupport", .product(name: "HapticsService", package: root),
-                                                                     .product(name: "HapticsTesting", package: root),
-                                                                     .product(name: "DRV2605", package: root)],
-                          swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
+        .target(name: "FuzzSupport", swiftSettings: [.swiftLanguageMode(.v6)])
     ]
+        + ["FuzzPatternFile", "FuzzBoardFile", "FuzzSequence", "FuzzPolicyFile", "FuzzCalibrationStore"].map { name in
+            .executableTarget(
+                name: name,
+                dependencies: [
+                    "FuzzSupport", .product(name: "Haptics", package: root),
+                    .product(name: "DRV2605", package: root)
+                ],
+                swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
+        } + [
+            // hapticd's request path: frames and JSON from a client, handled on the simulated chip.
+            .executableTarget(
+                name: "FuzzServiceRequest",
+                dependencies: [
+                    "FuzzSupport", .product(name: "HapticsService", package: root),
+                    .product(name: "HapticsTesting", package: root),
+                    .product(name: "DRV2605", package: root)
+                ],
+                swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
+        ]
 )

@@ -17,14 +17,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "haptic-studio", targets: ["haptic-studio"]),
-        .library(name: "HapticStudio", targets: ["HapticStudio"]),
+        .library(name: "HapticStudio", targets: ["HapticStudio"])
     ],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0")
     ],
     targets: [
         .target(
@@ -38,7 +38,7 @@ let package = Package(
                 .product(name: "LinuxHardware", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             resources: [.copy("Resources/studio.html")],
             swiftSettings: settings),
@@ -51,6 +51,6 @@ let package = Package(
             // Live tests over loopback with Foundation's URLSession: HummingbirdTesting would bring
             // in AsyncHTTPClient and BoringSSL, minutes of build for nothing the studio uses.
             dependencies: ["HapticStudio", .product(name: "HapticsTesting", package: root), .product(name: "Logging", package: "swift-log")],
-            swiftSettings: settings),
+            swiftSettings: settings)
     ]
 )

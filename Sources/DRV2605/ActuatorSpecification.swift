@@ -98,11 +98,14 @@ public enum ActuatorEquations {
 
     /// Computes RATED_VOLTAGE, OD_CLAMP, DRIVE_TIME (and OL_LRA_PERIOD for an LRA), checking that
     /// the fields can express the actuator and that it fits the supply.
-    public static func registers(for actuator: ActuatorSpecification, loop: LoopMode, supplyVolts: Double = 5.0,
-                                 sampleTimeField: UInt8 = 3, ermOpenLoopStep: Double = defaultERMOpenLoopStep) throws(DRV2605Error) -> ActuatorRegisters {
+    public static func registers(
+        for actuator: ActuatorSpecification, loop: LoopMode, supplyVolts: Double = 5.0,
+        sampleTimeField: UInt8 = 3, ermOpenLoopStep: Double = defaultERMOpenLoopStep
+    ) throws(DRV2605Error) -> ActuatorRegisters {
         func byte(_ value: Double, _ field: String) throws(DRV2605Error) -> UInt8 {
             guard value.isFinite, value >= 1, value <= 255 else {
-                throw DRV2605Error.invalidConfiguration("\(field) would be \(value.isFinite ? String(format: "%.0f", value) : "not a number"), outside 1...255: check the actuator voltages")
+                throw DRV2605Error.invalidConfiguration(
+                    "\(field) would be \(value.isFinite ? String(format: "%.0f", value) : "not a number"), outside 1...255: check the actuator voltages")
             }
             return UInt8(value)
         }

@@ -52,7 +52,7 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
         self.loop = loop ?? (chosenLibrary == .ermA ? .open : .closed)
         ratedVoltage = 0x3E
         overdriveClamp = 0x8C
-        driveTime = 0x13 // the chip default; an ActuatorSpecification computes the real one
+        driveTime = 0x13  // the chip default; an ActuatorSpecification computes the real one
         brakeFactor = 2
         loopGain = 2
         sampleTime = 3
@@ -68,11 +68,14 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
     }
 
     /// A configuration whose voltages and timings come from the actuator's datasheet values.
-    public init(_ specification: ActuatorSpecification, library: EffectLibrary? = nil, loop: LoopMode? = nil,
-                supplyVolts: Double = 5.0) throws(DRV2605Error) {
+    public init(
+        _ specification: ActuatorSpecification, library: EffectLibrary? = nil, loop: LoopMode? = nil,
+        supplyVolts: Double = 5.0
+    ) throws(DRV2605Error) {
         self.init(actuator: specification.type, library: library, loop: loop)
-        let registers = try ActuatorEquations.registers(for: specification, loop: self.loop, supplyVolts: supplyVolts,
-                                                        sampleTimeField: sampleTime)
+        let registers = try ActuatorEquations.registers(
+            for: specification, loop: self.loop, supplyVolts: supplyVolts,
+            sampleTimeField: sampleTime)
         ratedVoltage = registers.ratedVoltage
         overdriveClamp = registers.overdriveClamp
         driveTime = registers.driveTime

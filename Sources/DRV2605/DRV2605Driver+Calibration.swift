@@ -30,8 +30,9 @@ extension DRV2605Driver {
                 period = part?.hasROMLibrary == true ? try registersWhileDriving()[.lraResonancePeriod] : file[.lraOpenLoopPeriod] & 0x7F
                 if period == 0 { period = nil }
             }
-            values = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
-                                       backEMFGain: file[FeedbackControlRegister.self].backEMFGain, lraPeriod: period)
+            values = CalibrationValues(
+                compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
+                backEMFGain: file[FeedbackControlRegister.self].backEMFGain, lraPeriod: period)
         } catch {
             try? enterStandby()
             throw error
@@ -127,7 +128,10 @@ extension DRV2605Driver {
         try play(WaveformSequence(.buzz100))
         clock.sleep(for: settle)
         let file: RegisterFile
-        do { file = try readFile(from: .supplyVoltage, through: .lraResonancePeriod) } catch { stopQuietly(); throw error }
+        do { file = try readFile(from: .supplyVoltage, through: .lraResonancePeriod) } catch {
+            stopQuietly()
+            throw error
+        }
         try stop()
         try enterStandby()
         return file

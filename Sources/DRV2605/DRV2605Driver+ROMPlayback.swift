@@ -47,7 +47,7 @@ extension DRV2605Driver {
             }
         } else if triggersWithPin, mode == .externalLevelTrigger, let triggerLine {
             do {
-                if triggerHeld { try triggerLine.set(false) } // a new rising edge for the new sequence
+                if triggerHeld { try triggerLine.set(false) }  // a new rising edge for the new sequence
                 try triggerLine.set(true)
                 triggerHeld = true
             } catch {
@@ -58,8 +58,12 @@ extension DRV2605Driver {
             // GO (e2e 1128661): all three are written again with GO, in one burst from MODE
             // through GO (0x01-0x0C, 12 bytes), so it stays one transaction.
             let slots = Array((loadedSlots + Array(repeating: 0, count: 8)).prefix(8))
-            try writeBurst(.mode, [ModeRegister(mode: mode).rawValue, 0,
-                                   LibrarySelectionRegister(library: configuration.library).rawValue] + slots + [1])
+            try writeBurst(
+                .mode,
+                [
+                    ModeRegister(mode: mode).rawValue, 0,
+                    LibrarySelectionRegister(library: configuration.library).rawValue
+                ] + slots + [1])
         } else {
             try write(.go, 1)
         }
@@ -115,15 +119,17 @@ extension DRV2605Driver {
             try stop()
             return
         } catch {
-            suppressedErrors += 1 // Fall through to the harder stops.
+            suppressedErrors += 1  // Fall through to the harder stops.
         }
-        do { try enterStandby(); return } catch { suppressedErrors += 1 }
+        do {
+            try enterStandby()
+            return
+        } catch { suppressedErrors += 1 }
         if let enableLine {
             do { try enableLine.set(false) } catch { suppressedErrors += 1 }
             power = .shutdown
         }
     }
-
 
     /// Reads STATUS through CONTROL3 in one transaction (30 bytes; run after a feedback, never on
     /// the trigger path) and repairs the configuration if the chip was reset behind the driver's
@@ -133,15 +139,17 @@ extension DRV2605Driver {
     /// CONTROL3 not what was written.
     public func snapshot() throws(DRV2605Error) -> ChipSnapshot {
         let file = try readFile(from: .status, through: .control3)
-        let snapshot = ChipSnapshot(status: file[StatusRegister.self], mode: file[ModeRegister.self],
-                                    library: file[LibrarySelectionRegister.self],
-                                    slots: file.waveformSlots, go: file[GoRegister.self].go)
+        let snapshot = ChipSnapshot(
+            status: file[StatusRegister.self], mode: file[ModeRegister.self],
+            library: file[LibrarySelectionRegister.self],
+            slots: file.waveformSlots, go: file[GoRegister.self].go)
         let expectStandby = power != .ready
         var lost = snapshot.mode.standby && !expectStandby
         if part?.hasROMLibrary == true, snapshot.library.library != configuration.library { lost = true }
         if file[.ratedVoltage] != configuration.ratedVoltage || file[.overdriveClamp] != configuration.overdriveClamp
             || file[FeedbackControlRegister.self] != configuration.feedbackControl || file[Control1Register.self] != configuration.control1
-            || file[Control3Register.self] != configuration.control3 {
+            || file[Control3Register.self] != configuration.control3
+        {
             lost = true
         }
         if lost {
@@ -172,7 +180,10 @@ extension DRV2605Driver {
         if let expectedEnd { clock.sleep(until: min(expectedEnd, deadline)) }
         while true {
             let busy: Bool
-            do { busy = try isBusy() } catch { stopQuietly(); throw error }
+            do { busy = try isBusy() } catch {
+                stopQuietly()
+                throw error
+            }
             if !busy { break }
             guard clock.now < deadline else {
                 stopQuietly()
@@ -190,8 +201,9 @@ extension DRV2605Driver {
         let start = clock.now
         try play(sequence)
         let estimate = sequence.estimatedDuration
-        try waitUntilIdle(expectedEnd: start.advanced(by: estimate),
-                          deadline: start.advanced(by: estimate * 3 + options.completionMargin + options.wakeDelay))
+        try waitUntilIdle(
+            expectedEnd: start.advanced(by: estimate),
+            deadline: start.advanced(by: estimate * 3 + options.completionMargin + options.wakeDelay))
     }
 
     /// Reads STATUS and throws `.fault` if over-current or over-temperature latched, after stopping

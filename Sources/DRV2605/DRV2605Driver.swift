@@ -115,9 +115,11 @@ public final class DRV2605Driver {
     public internal(set) var suppressedErrors = 0
 
     /// A driver for the chip at `address` on `bus`; nothing is sent until `start()`.
-    public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
-                enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
-                clock: any HapticClock, options: Options = Options()) {
+    public init(
+        bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
+        enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
+        clock: any HapticClock, options: Options = Options()
+    ) {
         self.bus = bus
         self.address = address
         self.configuration = configuration
@@ -164,8 +166,9 @@ public final class DRV2605Driver {
         configuration.overdriveClamp = file[.overdriveClamp]
         configuration.brakeFactor = file[FeedbackControlRegister.self].brakeFactor
         configuration.loopGain = file[FeedbackControlRegister.self].loopGain
-        configuration.calibration = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
-                                                      backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
+        configuration.calibration = CalibrationValues(
+            compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
+            backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
         usesProgrammedOTP = true
     }
 
@@ -294,8 +297,12 @@ public final class DRV2605Driver {
         } else if let wantSlots {
             // MODE (awake), RTP_INPUT = 0, LIBRARY_SEL, then the slots: one burst. The MODE byte
             // lands first, so the slots are written to an awake chip.
-            try writeBurst(.mode, [ModeRegister(mode: targetMode).rawValue, 0,
-                                   LibrarySelectionRegister(library: configuration.library).rawValue] + wantSlots)
+            try writeBurst(
+                .mode,
+                [
+                    ModeRegister(mode: targetMode).rawValue, 0,
+                    LibrarySelectionRegister(library: configuration.library).rawValue
+                ] + wantSlots)
             loadedSlots = wantSlots
         }
         mode = targetMode

@@ -31,17 +31,23 @@ public enum DRV2605Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .bus(error): return error.description
         case let .gpio(error): return error.description
         case let .unknownDevice(id, status):
-            return String(format: "no DRV2604/DRV2605 at this address: STATUS read 0x%02X (device ID %d; expected 3, 4, 6 or 7). Hint: check that the address is the haptic driver's (0x5A) and not another chip's", status, id)
-        case let .timeout(what): return "timed out: \(what). The actuator was stopped. Hint: check the chip's supply and EN; a GO bit that never clears means the chip is not running its routine"
+            return String(
+                format:
+                    "no DRV2604/DRV2605 at this address: STATUS read 0x%02X (device ID %d; expected 3, 4, 6 or 7). Hint: check that the address is the haptic driver's (0x5A) and not another chip's",
+                status, id)
+        case let .timeout(what):
+            return "timed out: \(what). The actuator was stopped. Hint: check the chip's supply and EN; a GO bit that never clears means the chip is not running its routine"
         case let .fault(overCurrent, overTemperature):
             let which = [overCurrent ? "over-current" : nil, overTemperature ? "over-temperature" : nil].compactMap { $0 }.joined(separator: " and ")
             return "the chip reported \(which) and stopped driving. Hint: check for a shorted actuator or one whose impedance is too low; let the chip cool"
         case let .invalidConfiguration(text): return "invalid configuration: \(text)"
         case let .invalidArgument(text): return "invalid argument: \(text)"
         case let .unsupported(text): return "not supported: \(text)"
-        case let .calibrationFailed(text): return "auto-calibration failed: \(text). Hint: mount the actuator to a mass (a loose motor on a desk often fails), and check the rated voltage and clamp"
+        case let .calibrationFailed(text):
+            return "auto-calibration failed: \(text). Hint: mount the actuator to a mass (a loose motor on a desk often fails), and check the rated voltage and clamp"
         case .notStarted: return "the driver has not been started: call start() first"
-        case let .otpNotVerified(text): return "OTP programming could not be verified: \(text). OTP cannot be burnt again; the chip starts with what it holds. Hint: check VDD during the burn (4.0-4.4 V)"
+        case let .otpNotVerified(text):
+            return "OTP programming could not be verified: \(text). OTP cannot be burnt again; the chip starts with what it holds. Hint: check VDD during the burn (4.0-4.4 V)"
         }
     }
 

@@ -187,39 +187,56 @@ public struct EffectProfile: Sendable, Hashable {
             endStrength = percent / 100
             length = lower.contains("long") ? 800 : lower.contains("medium") ? 450 : 200
         } else if number == 15 {
-            family = .alert; length = 750
+            family = .alert
+            length = 750
         } else if number == 16 {
-            family = .alert; length = 1000
+            family = .alert
+            length = 1000
         } else if number == 118 {
-            family = .longBuzz; length = 2500
+            family = .longBuzz
+            length = 2500
         } else if lower.hasPrefix("smooth hum") {
-            family = .smoothHum; length = 300
+            family = .smoothHum
+            length = 300
         } else if lower.hasPrefix("transition hum") {
-            family = .transitionHum; length = 250
+            family = .transitionHum
+            length = 250
         } else if lower.hasPrefix("transition click") {
-            family = .transitionClick; length = 40
+            family = .transitionClick
+            length = 40
         } else if lower.hasPrefix("pulsing") {
-            family = .pulsing; length = 500
+            family = .pulsing
+            length = 500
         } else if lower.contains("triple click") {
-            family = .tripleClick; length = 260
+            family = .tripleClick
+            length = 260
         } else if lower.contains("double") && lower.contains("tick") {
-            family = .doubleTick; length = lower.contains("long") ? 180 : 80
+            family = .doubleTick
+            length = lower.contains("long") ? 180 : 80
         } else if lower.contains("double") {
-            family = .doubleClick; length = lower.contains("long") ? 220 : lower.contains("short") ? 130 : 160
+            family = .doubleClick
+            length = lower.contains("long") ? 220 : lower.contains("short") ? 130 : 160
         } else if lower.contains("tick") {
-            family = .tick; length = 30
+            family = .tick
+            length = 30
         } else if lower.contains("bump") {
-            family = .bump; length = 90
+            family = .bump
+            length = 90
         } else if lower.contains("fuzz") {
-            family = .fuzz; length = 160
+            family = .fuzz
+            length = 160
         } else if lower.contains("buzz") {
-            family = .buzz; length = lower.hasPrefix("strong") ? 240 : 250
+            family = .buzz
+            length = lower.hasPrefix("strong") ? 240 : 250
         } else if lower.hasPrefix("sharp click") {
-            family = .sharpClick; length = 40
+            family = .sharpClick
+            length = 40
         } else if lower.hasPrefix("medium click") {
-            family = .click; length = 50
+            family = .click
+            length = 50
         } else {
-            family = .click; length = 60
+            family = .click
+            length = 60
         }
         estimatedDuration = .milliseconds(length)
     }

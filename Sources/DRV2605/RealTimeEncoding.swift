@@ -21,8 +21,9 @@ public struct RealTimeEncoding: Sendable, Hashable {
     }
 
     public init(_ configuration: DRV2605Configuration) {
-        self.init(unsigned: configuration.unsignedRealTimeInput, openLoop: configuration.loop == .open,
-                  bidirectional: configuration.bidirectionalInput)
+        self.init(
+            unsigned: configuration.unsignedRealTimeInput, openLoop: configuration.loop == .open,
+            bidirectional: configuration.bidirectionalInput)
     }
 
     /// Whether negative amplitudes mean anything (brake / reverse phase): open loop only.

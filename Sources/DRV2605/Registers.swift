@@ -44,7 +44,7 @@ public enum Register: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .realTimePlaybackInput: return "RTP_INPUT"
         case .librarySelection: return "LIBRARY_SEL"
         case .waveformSequence1, .waveformSequence2, .waveformSequence3, .waveformSequence4,
-             .waveformSequence5, .waveformSequence6, .waveformSequence7, .waveformSequence8:
+            .waveformSequence5, .waveformSequence6, .waveformSequence7, .waveformSequence8:
             return "WAV_FRM_SEQ\(rawValue - 3)"
         case .go: return "GO"
         case .overdriveTimeOffset: return "ODT"
@@ -116,13 +116,22 @@ public struct StatusRegister: RegisterValue {
     /// DEVICE_ID, bits 7..5.
     public var deviceID: UInt8 { field(5...7) }
     /// DIAG_RESULT: 1 = the last calibration or diagnostic failed. Valid only after GO cleared.
-    public var diagnosticFailed: Bool { get { flag(3) } set { setFlag(3, newValue) } }
+    public var diagnosticFailed: Bool {
+        get { flag(3) }
+        set { setFlag(3, newValue) }
+    }
     /// FB_STS (DRV2605/DRV2604 only; reserved on the L parts).
     public var feedbackStatus: Bool { flag(2) }
     /// OVER_TEMP: the chip got too hot and shut its output down.
-    public var overTemperature: Bool { get { flag(1) } set { setFlag(1, newValue) } }
+    public var overTemperature: Bool {
+        get { flag(1) }
+        set { setFlag(1, newValue) }
+    }
     /// OC_DETECT: the load drew too much current (a shorted actuator) and the output was shut down.
-    public var overCurrent: Bool { get { flag(0) } set { setFlag(0, newValue) } }
+    public var overCurrent: Bool {
+        get { flag(0) }
+        set { setFlag(0, newValue) }
+    }
 }
 
 /// The eight operating modes of MODE[2:0].
@@ -166,9 +175,15 @@ public struct ModeRegister: RegisterValue {
         self.deviceReset = reset
     }
     /// DEV_RESET: writing 1 resets every register; the chip clears it when done.
-    public var deviceReset: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    public var deviceReset: Bool {
+        get { flag(7) }
+        set { setFlag(7, newValue) }
+    }
     /// STANDBY: 1 = software standby (low power), 0 = ready.
-    public var standby: Bool { get { flag(6) } set { setFlag(6, newValue) } }
+    public var standby: Bool {
+        get { flag(6) }
+        set { setFlag(6, newValue) }
+    }
     /// MODE[2:0]; every value is defined, so this never fails.
     public var mode: OperatingMode {
         get { OperatingMode(rawValue: field(0...2)) ?? .internalTrigger }
@@ -191,7 +206,10 @@ public struct LibrarySelectionRegister: RegisterValue {
         self.highImpedance = highImpedance
     }
     /// HI_Z: the output driver in true high impedance (the chip must be enabled).
-    public var highImpedance: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    public var highImpedance: Bool {
+        get { flag(4) }
+        set { setFlag(4, newValue) }
+    }
     /// LIBRARY_SEL[2:0]: which ROM library shapes the effects.
     public var library: EffectLibrary {
         get { EffectLibrary(rawValue: field(0...2)) ?? .empty }
@@ -208,13 +226,25 @@ public struct FeedbackControlRegister: RegisterValue {
     /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// N_ERM_LRA: 1 = LRA.
-    public var isLRA: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    public var isLRA: Bool {
+        get { flag(7) }
+        set { setFlag(7, newValue) }
+    }
     /// FB_BRAKE_FACTOR, 0...7 (7 = braking off).
-    public var brakeFactor: UInt8 { get { field(4...6) } set { setField(4...6, newValue) } }
+    public var brakeFactor: UInt8 {
+        get { field(4...6) }
+        set { setField(4...6, newValue) }
+    }
     /// LOOP_GAIN, 0...3.
-    public var loopGain: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    public var loopGain: UInt8 {
+        get { field(2...3) }
+        set { setField(2...3, newValue) }
+    }
     /// BEMF_GAIN, 0...3; written by auto-calibration.
-    public var backEMFGain: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+    public var backEMFGain: UInt8 {
+        get { field(0...1) }
+        set { setField(0...1, newValue) }
+    }
 }
 
 /// CONTROL1 (0x1B).
@@ -226,11 +256,20 @@ public struct Control1Register: RegisterValue {
     /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// STARTUP_BOOST: higher loop gain during overdrive, for a quicker transient response.
-    public var startupBoost: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    public var startupBoost: Bool {
+        get { flag(7) }
+        set { setFlag(7, newValue) }
+    }
     /// AC_COUPLE: a common-mode voltage on the analog input, for AC-coupled audio sources.
-    public var acCouple: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    public var acCouple: Bool {
+        get { flag(5) }
+        set { setFlag(5, newValue) }
+    }
     /// DRIVE_TIME, 0...31.
-    public var driveTime: UInt8 { get { field(0...4) } set { setField(0...4, newValue) } }
+    public var driveTime: UInt8 {
+        get { field(0...4) }
+        set { setField(0...4, newValue) }
+    }
 }
 
 /// CONTROL2 (0x1C).
@@ -243,15 +282,30 @@ public struct Control2Register: RegisterValue {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// BIDIR_INPUT: the input is read around mid-scale instead of as 0...full scale (what the
     /// lower half does depends on the loop mode: see drv2605.md and the datasheet).
-    public var bidirectionalInput: Bool { get { flag(7) } set { setFlag(7, newValue) } }
+    public var bidirectionalInput: Bool {
+        get { flag(7) }
+        set { setFlag(7, newValue) }
+    }
     /// BRAKE_STABILIZER: lower loop gain near the end of braking, for stability.
-    public var brakeStabilizer: Bool { get { flag(6) } set { setFlag(6, newValue) } }
+    public var brakeStabilizer: Bool {
+        get { flag(6) }
+        set { setFlag(6, newValue) }
+    }
     /// SAMPLE_TIME, 0...3 (150, 200, 250, 300 µs).
-    public var sampleTime: UInt8 { get { field(4...5) } set { setField(4...5, newValue) } }
+    public var sampleTime: UInt8 {
+        get { field(4...5) }
+        set { setField(4...5, newValue) }
+    }
     /// BLANKING_TIME[1:0].
-    public var blankingTimeLow: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    public var blankingTimeLow: UInt8 {
+        get { field(2...3) }
+        set { setField(2...3, newValue) }
+    }
     /// IDISS_TIME[1:0].
-    public var idissTimeLow: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+    public var idissTimeLow: UInt8 {
+        get { field(0...1) }
+        set { setField(0...1, newValue) }
+    }
 }
 
 /// CONTROL3 (0x1D).
@@ -263,19 +317,40 @@ public struct Control3Register: RegisterValue {
     /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// NG_THRESH, 0...3: the noise gate for PWM and analog input.
-    public var noiseGateThreshold: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    public var noiseGateThreshold: UInt8 {
+        get { field(6...7) }
+        set { setField(6...7, newValue) }
+    }
     /// ERM_OPEN_LOOP: drive an ERM without back-EMF feedback.
-    public var ermOpenLoop: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    public var ermOpenLoop: Bool {
+        get { flag(5) }
+        set { setFlag(5, newValue) }
+    }
     /// SUPPLY_COMP_DIS: no compensation for the supply voltage.
-    public var supplyCompensationDisabled: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    public var supplyCompensationDisabled: Bool {
+        get { flag(4) }
+        set { setFlag(4, newValue) }
+    }
     /// DATA_FORMAT_RTP: 1 = unsigned.
-    public var unsignedRTP: Bool { get { flag(3) } set { setFlag(3, newValue) } }
+    public var unsignedRTP: Bool {
+        get { flag(3) }
+        set { setFlag(3, newValue) }
+    }
     /// LRA_DRIVE_MODE: update the LRA drive amplitude twice per cycle instead of once.
-    public var lraDriveTwicePerCycle: Bool { get { flag(2) } set { setFlag(2, newValue) } }
+    public var lraDriveTwicePerCycle: Bool {
+        get { flag(2) }
+        set { setFlag(2, newValue) }
+    }
     /// N_PWM_ANALOG: the IN/TRIG pin is an analog input rather than PWM.
-    public var analogInput: Bool { get { flag(1) } set { setFlag(1, newValue) } }
+    public var analogInput: Bool {
+        get { flag(1) }
+        set { setFlag(1, newValue) }
+    }
     /// LRA_OPEN_LOOP: drive an LRA at OL_LRA_PERIOD without resonance tracking.
-    public var lraOpenLoop: Bool { get { flag(0) } set { setFlag(0, newValue) } }
+    public var lraOpenLoop: Bool {
+        get { flag(0) }
+        set { setFlag(0, newValue) }
+    }
 }
 
 /// CONTROL4 (0x1E).
@@ -287,13 +362,25 @@ public struct Control4Register: RegisterValue {
     /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// ZC_DET_TIME (L parts).
-    public var zeroCrossingTime: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    public var zeroCrossingTime: UInt8 {
+        get { field(6...7) }
+        set { setField(6...7, newValue) }
+    }
     /// AUTO_CAL_TIME, 0...3 (150–350, 250–450, 500–700, 1000–1200 ms).
-    public var autoCalibrationTime: UInt8 { get { field(4...5) } set { setField(4...5, newValue) } }
+    public var autoCalibrationTime: UInt8 {
+        get { field(4...5) }
+        set { setField(4...5, newValue) }
+    }
     /// OTP_STATUS, read-only: 1 = OTP has been burnt.
-    public var otpProgrammed: Bool { get { flag(2) } set { setFlag(2, newValue) } }
+    public var otpProgrammed: Bool {
+        get { flag(2) }
+        set { setFlag(2, newValue) }
+    }
     /// OTP_PROGRAM: burns 0x16–0x1A. Irreversible.
-    public var otpProgram: Bool { get { flag(0) } set { setFlag(0, newValue) } }
+    public var otpProgram: Bool {
+        get { flag(0) }
+        set { setFlag(0, newValue) }
+    }
 }
 
 /// CONTROL5 (0x1F, DRV2605L/DRV2604L).
@@ -305,15 +392,30 @@ public struct Control5Register: RegisterValue {
     /// The value of a byte read from, or to be written to, the chip.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// AUTO_OL_CNT, 0...3: failed resonance detections before falling back to open loop.
-    public var autoOpenLoopAttempts: UInt8 { get { field(6...7) } set { setField(6...7, newValue) } }
+    public var autoOpenLoopAttempts: UInt8 {
+        get { field(6...7) }
+        set { setField(6...7, newValue) }
+    }
     /// LRA_AUTO_OPEN_LOOP: fall back to open loop when resonance tracking fails.
-    public var lraAutoOpenLoop: Bool { get { flag(5) } set { setFlag(5, newValue) } }
+    public var lraAutoOpenLoop: Bool {
+        get { flag(5) }
+        set { setFlag(5, newValue) }
+    }
     /// PLAYBACK_INTERVAL: 1 = 1 ms, 0 = 5 ms.
-    public var oneMillisecondInterval: Bool { get { flag(4) } set { setFlag(4, newValue) } }
+    public var oneMillisecondInterval: Bool {
+        get { flag(4) }
+        set { setFlag(4, newValue) }
+    }
     /// BLANKING_TIME[3:2].
-    public var blankingTimeHigh: UInt8 { get { field(2...3) } set { setField(2...3, newValue) } }
+    public var blankingTimeHigh: UInt8 {
+        get { field(2...3) }
+        set { setField(2...3, newValue) }
+    }
     /// IDISS_TIME[3:2].
-    public var idissTimeHigh: UInt8 { get { field(0...1) } set { setField(0...1, newValue) } }
+    public var idissTimeHigh: UInt8 {
+        get { field(0...1) }
+        set { setField(0...1, newValue) }
+    }
 }
 
 /// GO (0x0C): set to start the sequencer (or calibration, diagnostics); the chip clears it when
@@ -326,5 +428,8 @@ public struct GoRegister: RegisterValue {
     /// Wraps a raw byte.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// GO, bit 0.
-    public var go: Bool { get { flag(0) } set { setFlag(0, newValue) } }
+    public var go: Bool {
+        get { flag(0) }
+        set { setFlag(0, newValue) }
+    }
 }

@@ -82,9 +82,13 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
         var steps: [Step] = []
         for byte in slotBytes.prefix(WaveformSequence.slotCount) {
             if byte == 0 { break }
-            if byte & 0x80 != 0 { steps.append(.wait(tenMilliseconds: byte & 0x7F)) }
-            else if let effect = Effect(rawValue: byte) { steps.append(.effect(effect)) }
-            else { return nil }
+            if byte & 0x80 != 0 {
+                steps.append(.wait(tenMilliseconds: byte & 0x7F))
+            } else if let effect = Effect(rawValue: byte) {
+                steps.append(.effect(effect))
+            } else {
+                return nil
+            }
         }
         guard !steps.isEmpty else { return nil }
         self.steps = steps

@@ -21,7 +21,8 @@ public struct ActuatorRecord: Sendable, Equatable {
 
     /// The level at `time`.
     public func level(at time: ClockInstant) -> Double {
-        var low = 0, high = samples.count
+        var low = 0
+        var high = samples.count
         while low < high {
             let mid = (low + high) / 2
             if samples[mid].time <= time { low = mid + 1 } else { high = mid }
@@ -49,7 +50,8 @@ public struct ActuatorRecord: Sendable, Equatable {
         // Samples are in time order and usually nothing lies ahead: check the end first, then
         // binary-search, so long recordings stay cheap.
         guard let last = samples.last, last.time > time else { return }
-        var low = 0, high = samples.count
+        var low = 0
+        var high = samples.count
         while low < high {
             let mid = (low + high) / 2
             if samples[mid].time <= time { low = mid + 1 } else { high = mid }
@@ -102,7 +104,10 @@ public struct ActuatorRecord: Sendable, Equatable {
         var open: ClockInstant? = level(at: start) != 0 ? start : nil
         for sample in samples where sample.time > start && sample.time < end {
             if sample.level != 0, open == nil { open = sample.time }
-            if sample.level == 0, let began = open { result.append((began, sample.time)); open = nil }
+            if sample.level == 0, let began = open {
+                result.append((began, sample.time))
+                open = nil
+            }
         }
         if let began = open { result.append((began, end)) }
         return result

@@ -185,7 +185,7 @@ public enum ChipModel {
             "/* Estimated ROM effect lengths in ms, by effect number (0 and 124-127: none). */",
             "static const unsigned short drv_model_effect_ms[128] = { \(lengths.joined(separator: ", ")) };",
             "",
-            "#endif",
+            "#endif"
         ]
         lines.append("")
         return lines.joined(separator: "\n")

@@ -118,8 +118,10 @@ public struct ModelScript: Sendable, Equatable {
     /// Runs the script on `bus` at `address`. `wait` lets time pass (a virtual clock's advance,
     /// or a real sleep); `setActuator`, `setSupply` and `setStandbyWritesIgnored` change the
     /// emulated actuator, VDD and the standby rule.
-    public func run(on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
-                    setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void) -> [Answer] {
+    public func run(
+        on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
+        setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void
+    ) -> [Answer] {
         var answers: [Answer] = []
         for (line, step) in steps {
             switch step {
@@ -140,8 +142,10 @@ public struct ModelScript: Sendable, Equatable {
                     }
                     answers.append(Answer(line: line, text: "read \(text)", unexpected: unexpected))
                 } catch {
-                    answers.append(Answer(line: line, text: "read failed: \(error.kind)",
-                                          unexpected: expected == nil ? nil : "expected bytes, the read failed: \(error.kind)"))
+                    answers.append(
+                        Answer(
+                            line: line, text: "read failed: \(error.kind)",
+                            unexpected: expected == nil ? nil : "expected bytes, the read failed: \(error.kind)"))
                 }
             case let .wait(milliseconds):
                 wait(milliseconds)
@@ -161,9 +165,11 @@ public struct ModelScript: Sendable, Equatable {
         let clock = VirtualClock()
         let chip = SimulatedDRV2605(clock: clock, options: options)
         chip.keepsTrace = false
-        return run(on: chip, address: options.address, wait: { clock.advance(by: .milliseconds($0)) }, setActuator: { state in
-            chip.actuator.connected = state != .open
-            chip.actuator.shorted = state == .short
-        }, setSupply: { chip.actuator.supplyVolts = Double($0) / 1000 }, setStandbyWritesIgnored: { chip.options.ignoresWritesInStandby = $0 })
+        return run(
+            on: chip, address: options.address, wait: { clock.advance(by: .milliseconds($0)) },
+            setActuator: { state in
+                chip.actuator.connected = state != .open
+                chip.actuator.shorted = state == .short
+            }, setSupply: { chip.actuator.supplyVolts = Double($0) / 1000 }, setStandbyWritesIgnored: { chip.options.ignoresWritesInStandby = $0 })
     }
 }

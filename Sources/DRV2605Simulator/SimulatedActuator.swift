@@ -1,6 +1,6 @@
+import DRV2605
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import DRV2605
 
 /// The actuator wired to the simulated chip, with the faults a real one can have. Calibration
 /// and diagnostics give deterministic, plausible results from it.
@@ -30,4 +30,3 @@ public struct SimulatedActuator: Sendable, Hashable {
     /// A small ERM.
     public static let typicalERM = SimulatedActuator(type: .erm)
 }
-

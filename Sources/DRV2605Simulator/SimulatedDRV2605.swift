@@ -171,7 +171,8 @@ public final class SimulatedDRV2605: I2CBus {
         if let start = bytes.first {
             for (offset, value) in bytes.dropFirst().enumerated() {
                 guard Int(start) + offset <= Int(Register.last),
-                      let register = Register(rawValue: start + UInt8(offset)) else { break }
+                    let register = Register(rawValue: start + UInt8(offset))
+                else { break }
                 writeRegister(register, value, at: now)
             }
         }
@@ -206,8 +207,12 @@ public final class SimulatedDRV2605: I2CBus {
         let operation = kind == .write ? "write to \(address)" : "read from \(address)"
         if case let .ackLost(lostKind)? = faultsByIndex[index], !disconnected, address == options.address, resetUntil == nil {
             faultsByIndex[index] = nil
-            return (now, I2CError(lostKind, errno: nil, operation: operation, address: address,
-                                  detail: "injected fault at transaction \(index): it took effect, its acknowledge was lost"))
+            return (
+                now,
+                I2CError(
+                    lostKind, errno: nil, operation: operation, address: address,
+                    detail: "injected fault at transaction \(index): it took effect, its acknowledge was lost")
+            )
         }
         if let error = transactionError(index: index, address: address, operation: operation) {
             record(BusTransaction(time: now, kind: kind, address: address, written: bytes, read: [], error: error.kind))
@@ -226,16 +231,17 @@ public final class SimulatedDRV2605: I2CBus {
     private var realTimeDrive: Double {
         let control3 = registers[Control3Register.self]
         let isLRA = registers[FeedbackControlRegister.self].isLRA
-        return ChipModel.realTimeDrive(input: registers[.realTimePlaybackInput], unsigned: control3.unsignedRTP,
-                                       openLoop: isLRA ? control3.lraOpenLoop : control3.ermOpenLoop,
-                                       bidirectional: registers[Control2Register.self].bidirectionalInput)
+        return ChipModel.realTimeDrive(
+            input: registers[.realTimePlaybackInput], unsigned: control3.unsignedRTP,
+            openLoop: isLRA ? control3.lraOpenLoop : control3.ermOpenLoop,
+            bidirectional: registers[Control2Register.self].bidirectionalInput)
     }
 
     private func writeRegister(_ register: Register, _ value: UInt8, at now: ClockInstant) {
         if register != .mode && options.ignoresWritesInStandby && standby { return }
         switch register {
         case .status, .supplyVoltage, .lraResonancePeriod:
-            return // read-only
+            return  // read-only
         case .mode:
             writeMode(ModeRegister(rawValue: value), at: now)
         case .realTimePlaybackInput:
@@ -310,7 +316,7 @@ public final class SimulatedDRV2605: I2CBus {
             activity = .routine(.autoCalibration, end: start.advanced(by: length))
             if actuator.connected && !actuator.shorted { output.plan([.init(time: start, level: 1), .init(time: start.advanced(by: length), level: 0)]) }
         case .nothing:
-            registers[GoRegister.self].go = false // GO has no meaning here
+            registers[GoRegister.self].go = false  // GO has no meaning here
         case .sequence:
             playSequence(from: start)
         }
@@ -318,7 +324,8 @@ public final class SimulatedDRV2605: I2CBus {
 
     private func playSequence(from start: ClockInstant) {
         let library = registers[LibrarySelectionRegister.self].library
-        let fast = options.oneMillisecondIntervalShortensEffects && options.part.isLowVoltage
+        let fast =
+            options.oneMillisecondIntervalShortensEffects && options.part.isLowVoltage
             && registers[Control5Register.self].oneMillisecondInterval
         let tick: Duration = fast ? .milliseconds(1) : .milliseconds(5)
         var time = start
@@ -331,7 +338,7 @@ public final class SimulatedDRV2605: I2CBus {
                 continue
             }
             guard let effect = Effect(rawValue: byte) else {
-                continue // 124-127: nothing in ROM
+                continue  // 124-127: nothing in ROM
             }
             var duration = Duration.milliseconds(ChipModel.effectMilliseconds(effect.rawValue)) * max(0.01, options.effectLengthScale)
             if fast { duration = duration / ChipModel.oneMillisecondIntervalSpeedUp }
@@ -437,4 +444,3 @@ public final class SimulatedDRV2605: I2CBus {
         if keepsTrace { trace.append(transaction) }
     }
 }
-

@@ -113,8 +113,10 @@ public struct ServiceArbiter: Sendable {
 
     /// Decides on a request of `importance` from `app` on connection `client` that would play for
     /// `length`, at `now`. On `.play` the request becomes what is playing.
-    public mutating func admit(_ importance: Importance, app: String, client: Int, important: Bool = false,
-                               length: Duration, now: ClockInstant) -> Verdict {
+    public mutating func admit(
+        _ importance: Importance, app: String, client: Int, important: Bool = false,
+        length: Duration, now: ClockInstant
+    ) -> Verdict {
         let profile = effectiveProfile(for: app)
         let overrides = important && allowsImportant && importance >= .call
         if profile < importance.quietestProfile && !overrides {

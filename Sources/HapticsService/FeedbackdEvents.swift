@@ -46,7 +46,7 @@ public enum FeedbackdEvent {
         "bell-terminal": .init(feedback: "taptic-pop", importance: .ui),
         "dialog-warning": .init(feedback: "warning", importance: .ui),
         "dialog-error": .init(feedback: "error", importance: .ui),
-        "theme-demo": .init(feedback: "alignment", importance: .ui),
+        "theme-demo": .init(feedback: "alignment", importance: .ui)
     ]
 
     /// The feedback and importance of event `name`, or nil when the event is not known.

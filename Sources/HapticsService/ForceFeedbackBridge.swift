@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
 import Logging
 
 /// Plays what Linux force-feedback clients (SDL games, feedbackd, `fftest`) ask of a
@@ -132,8 +132,10 @@ public final class ForceFeedbackBridge: Sendable {
                 let length = min(step, single - time)
                 let level = gain * level(of: effect, at: time + length / 2, length: single)
                 if level > 0.001 {
-                    events.append(.init(type: .hapticContinuous, time: start + time, duration: length,
-                                        intensity: min(1, level), sharpness: sharpness(of: effect)))
+                    events.append(
+                        .init(
+                            type: .hapticContinuous, time: start + time, duration: length,
+                            intensity: min(1, level), sharpness: sharpness(of: effect)))
                 }
                 time += length
             }
@@ -146,7 +148,7 @@ public final class ForceFeedbackBridge: Sendable {
         let base: Double
         switch effect.kind {
         case let .rumble(strong, weak):
-            return max(strong, weak) // rumble has no envelope
+            return max(strong, weak)  // rumble has no envelope
         case let .constant(level):
             base = abs(level)
         case let .periodic(waveform, magnitude, offset, period):

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
 import Logging
 
 /// The system haptics service: owns one engine (one chip), serves clients on a Unix socket, and
@@ -26,8 +26,10 @@ public final class HapticServer: Sendable {
     private let daemonUID = getuid()
 
     /// A server for `engine`; nothing listens until `start(socketPath:)`.
-    public init(engine: HapticEngine, device: String, options: Options = Options(), globalProfile: FeedbackProfile = .full,
-                logger: Logger = Logger(label: "hapticd")) {
+    public init(
+        engine: HapticEngine, device: String, options: Options = Options(), globalProfile: FeedbackProfile = .full,
+        logger: Logger = Logger(label: "hapticd")
+    ) {
         self.engine = engine
         self.device = device
         self.options = options
@@ -93,8 +95,9 @@ public final class HapticServer: Sendable {
             return
         }
         let peer = connection.peer
-        let client = Client(id: id, app: peer.flatMap { processName(pid: $0.pid) } ?? "uid \(peer?.uid ?? 0)",
-                            uid: peer?.uid ?? UInt32.max, connection: connection)
+        let client = Client(
+            id: id, app: peer.flatMap { processName(pid: $0.pid) } ?? "uid \(peer?.uid ?? 0)",
+            uid: peer?.uid ?? UInt32.max, connection: connection)
         let thread = Thread { [self] in
             serve(client, connection)
             clients.withLock { _ = $0.removeValue(forKey: id) }
@@ -312,8 +315,12 @@ public final class HapticServer: Sendable {
         let sequencePlayer: SequencePlayer?
         let seconds: Double
         switch item {
-        case let .plan(_, _, length), let .feedback(_, length): seconds = length; sequencePlayer = nil
-        case let .pattern(rendered, _): seconds = rendered.playedSeconds; sequencePlayer = nil
+        case let .plan(_, _, length), let .feedback(_, length):
+            seconds = length
+            sequencePlayer = nil
+        case let .pattern(rendered, _):
+            seconds = rendered.playedSeconds
+            sequencePlayer = nil
         case let .sequence(notes):
             let player = SequencePlayer(engine: engine, notes: notes)
             guard player.duration <= options.maximumPlaySeconds else {
@@ -323,8 +330,9 @@ public final class HapticServer: Sendable {
             sequencePlayer = player
         }
         let verdict = arbiter.withLock {
-            $0.admit(importance, app: client.app, client: client.id, important: request.important ?? false,
-                     length: .secondsClamped(seconds), now: received)
+            $0.admit(
+                importance, app: client.app, client: client.id, important: request.important ?? false,
+                length: .secondsClamped(seconds), now: received)
         }
         if case let .drop(reason) = verdict {
             counts.withLock { $0.dropped += 1 }
@@ -339,13 +347,15 @@ public final class HapticServer: Sendable {
         case let .pattern(rendered, _):
             let player = PatternPlayer(engine: engine, pattern: rendered)
             player.start()
-            return waitWhileConnected(client, seconds: seconds, since: received,
-                                      outcome: { player.outcome.map { ($0 == .finished, "\($0)") } }, cancel: { player.cancel() })
+            return waitWhileConnected(
+                client, seconds: seconds, since: received,
+                outcome: { player.outcome.map { ($0 == .finished, "\($0)") } }, cancel: { player.cancel() })
         case .sequence:
             guard let sequencePlayer else { return .failure(.fault, "internal: no sequence") }
             sequencePlayer.start()
-            return waitWhileConnected(client, seconds: seconds, since: received,
-                                      outcome: { sequencePlayer.outcome.map { ($0 == .finished, "\($0)") } }, cancel: { sequencePlayer.cancel() })
+            return waitWhileConnected(
+                client, seconds: seconds, since: received,
+                outcome: { sequencePlayer.outcome.map { ($0 == .finished, "\($0)") } }, cancel: { sequencePlayer.cancel() })
         }
     }
 
@@ -389,14 +399,20 @@ public final class HapticServer: Sendable {
 
     /// Waits for a pattern or sequence to end while the client is still there; one that leaves
     /// (or a timeout, or the server stopping) has it cancelled at once. The reply says how it ended.
-    private func waitWhileConnected(_ client: Client, seconds: Double, since start: ClockInstant,
-                                    outcome: @escaping () -> (finished: Bool, text: String)?, cancel: () -> Void) -> ServiceReply {
+    private func waitWhileConnected(
+        _ client: Client, seconds: Double, since start: ClockInstant,
+        outcome: @escaping () -> (finished: Bool, text: String)?, cancel: () -> Void
+    ) -> ServiceReply {
         var left = false
-        _ = engine.clock.wait(until: {
-            if outcome() != nil { return true }
-            if let connection = client.connection, connection.peerHasLeft { left = true; return true }
-            return stopping.withLock { $0 }
-        }, timeout: .secondsClamped(seconds + 5))
+        _ = engine.clock.wait(
+            until: {
+                if outcome() != nil { return true }
+                if let connection = client.connection, connection.peerHasLeft {
+                    left = true
+                    return true
+                }
+                return stopping.withLock { $0 }
+            }, timeout: .secondsClamped(seconds + 5))
         if left || outcome() == nil { cancel() }
         arbiter.withLock { $0.ended(client: client.id) }
         guard !left, let end = outcome() else { return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: "the client left") }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
 
 /// The system service as a `FeedbackTarget`: an app's generators (`ImpactFeedbackGenerator`,
 /// `SensoryFeedback`...) reach `hapticd` unchanged, with its arbitration and profiles.
@@ -18,8 +18,10 @@ public final class ServiceFeedbackTarget: FeedbackTarget {
     public let importance: Importance
 
     /// Connects to the daemon at `socketPath`.
-    public init(socketPath: String = HapticServiceClient.defaultSocketPath, app: String? = nil,
-                importance: Importance = .ui) throws(ServiceSocketError) {
+    public init(
+        socketPath: String = HapticServiceClient.defaultSocketPath, app: String? = nil,
+        importance: Importance = .ui
+    ) throws(ServiceSocketError) {
         self.socketPath = socketPath
         self.app = app
         self.importance = importance
@@ -31,7 +33,8 @@ public final class ServiceFeedbackTarget: FeedbackTarget {
     @discardableResult
     public static func connectIfRunning(socketPath: String = HapticServiceClient.defaultSocketPath, app: String? = nil) -> Bool {
         guard FileManager.default.fileExists(atPath: socketPath),
-              let target = try? ServiceFeedbackTarget(socketPath: socketPath, app: app) else { return false }
+            let target = try? ServiceFeedbackTarget(socketPath: socketPath, app: app)
+        else { return false }
         FeedbackTargets.service = target
         return true
     }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HardwareAccess
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Why the service's socket could not be used, with what to do about it.
@@ -142,8 +143,9 @@ public final class UnixConnection: @unchecked Sendable {
         while offset < count {
             switch waitForInput(timeout: timeout) {
             case .timedOut:
-                throw ServiceSocketError(operation: "read from", path: path, errno: nil,
-                                         detail: "no data within \(timeout) in the middle of a message")
+                throw ServiceSocketError(
+                    operation: "read from", path: path, errno: nil,
+                    detail: "no data within \(timeout) in the middle of a message")
             case .closed, .readable:
                 let received = buffer[offset...].withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
                 if received < 0 {
@@ -184,8 +186,9 @@ public final class UnixListener: @unchecked Sendable {
         var address = try socketAddress(path, operation: "listen on")
         if let existing = try? UnixConnection.connect(to: path) {
             existing.close()
-            throw ServiceSocketError(operation: "listen on", path: path, errno: nil,
-                                     detail: "another hapticd already answers there; stop it first or pass another --socket")
+            throw ServiceSocketError(
+                operation: "listen on", path: path, errno: nil,
+                detail: "another hapticd already answers there; stop it first or pass another --socket")
         }
         unlink(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -196,8 +199,9 @@ public final class UnixListener: @unchecked Sendable {
         guard bound == 0, chmod(path, mode) == 0, listen(fd, backlog) == 0 else {
             let error = errno
             Glibc.close(fd)
-            throw ServiceSocketError(operation: "listen on", path: path, errno: error,
-                                     detail: "cannot bind (does the folder exist and is it writable?)")
+            throw ServiceSocketError(
+                operation: "listen on", path: path, errno: error,
+                detail: "cannot bind (does the folder exist and is it writable?)")
         }
         descriptor = fd
     }
@@ -206,8 +210,9 @@ public final class UnixListener: @unchecked Sendable {
     public func accept(timeout: Duration) -> UnixConnection? {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard !closed.withLock({ isClosed }),
-              poll(&entry, 1, Int32(clamping: timeout.nanoseconds / 1_000_000)) > 0,
-              !closed.withLock({ isClosed }) else { return nil }
+            poll(&entry, 1, Int32(clamping: timeout.nanoseconds / 1_000_000)) > 0,
+            !closed.withLock({ isClosed })
+        else { return nil }
         let fd = Glibc.accept(descriptor, nil, nil)
         guard fd >= 0 else { return nil }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -250,8 +255,9 @@ private func socketAddress(_ path: String, operation: String) throws(ServiceSock
     let bytes = Array(path.utf8)
     let capacity = MemoryLayout.size(ofValue: address.sun_path)
     guard !bytes.isEmpty, bytes.count < capacity else {
-        throw ServiceSocketError(operation: operation, path: path, errno: nil,
-                                 detail: "a socket path must be 1 to \(capacity - 1) bytes long")
+        throw ServiceSocketError(
+            operation: operation, path: path, errno: nil,
+            detail: "a socket path must be 1 to \(capacity - 1) bytes long")
     }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
         for (index, byte) in bytes.enumerated() { raw[index] = byte }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
+import Haptics
 import HardwareAccess
 import HardwareAccessTesting
-import Haptics
 
 /// An engine on the simulated chip and a virtual clock that you advance: what NIOEmbedded is to
 /// SwiftNIO, the clock is the test double. Time moves only when `advance` is called, and the
@@ -30,16 +30,19 @@ public struct EngineRig {
     /// A rig with the typical actuator of `actuator` (`ActuatorSpecification.typical`). The system
     /// policy file is never read (`HapticEngine.Options.isolated`), whatever `options` says: a test
     /// must not change behaviour with the machine it runs on.
-    public init(actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false,
-                options: HapticEngine.Options = .isolated, chipOptions: SimulatedDRV2605.Options = .init()) throws {
+    public init(
+        actuator: ActuatorType = .lra, enable: Bool = false, trigger: Bool = false,
+        options: HapticEngine.Options = .isolated, chipOptions: SimulatedDRV2605.Options = .init()
+    ) throws {
         var options = options
         options.readsSystemPolicy = false
         chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator), options: chipOptions)
         self.enable = enable ? chip.makeEnableLine() : nil
         self.trigger = trigger ? chip.makeTriggerLine() : nil
         let configuration = try DRV2605Configuration(.typical(actuator), library: actuator == .erm ? .ermB : nil)
-        engine = try HapticEngine(bus: chip, configuration: configuration, enableLine: self.enable,
-                                  triggerLine: self.trigger, clock: clock, options: options)
+        engine = try HapticEngine(
+            bus: chip, configuration: configuration, enableLine: self.enable,
+            triggerLine: self.trigger, clock: clock, options: options)
     }
 
     /// Moves time by `duration`, running the engine's timers (and any player or sequence) at
@@ -55,7 +58,9 @@ public struct EngineRig {
         engine.play(feedback)
         advance(.seconds(2))
         let end = clock.now
-        return (chip.output.energy(from: start, to: end), chip.output.activeSeconds(from: start, to: end),
-                chip.output.onsetSeconds(from: start, to: end))
+        return (
+            chip.output.energy(from: start, to: end), chip.output.activeSeconds(from: start, to: end),
+            chip.output.onsetSeconds(from: start, to: end)
+        )
     }
 }

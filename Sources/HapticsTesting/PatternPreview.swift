@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
-import HardwareAccess
 import Haptics
+import HardwareAccess
 
 /// A rendered pattern played on a simulated chip on a virtual clock: what the actuator would do,
 /// beside the curves as designed. `haptic render` draws it; the studio plots it under the design.
@@ -35,9 +35,10 @@ public enum PatternPreview {
         let steps = max(pattern.samples.count, Int(clock.now.duration(since: start).secondsDouble * pattern.rate) + 1)
         return (0..<steps).map { index in
             let time = Double(index) / pattern.rate
-            return Row(time: time, intensity: index < pattern.intensity.count ? pattern.intensity[index] : 0,
-                       sharpness: index < pattern.sharpness.count ? pattern.sharpness[index] : 0,
-                       drive: chip.output.level(at: start.advanced(by: .secondsClamped(time))))
+            return Row(
+                time: time, intensity: index < pattern.intensity.count ? pattern.intensity[index] : 0,
+                sharpness: index < pattern.sharpness.count ? pattern.sharpness[index] : 0,
+                drive: chip.output.level(at: start.advanced(by: .secondsClamped(time))))
         }
     }
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A point on a monotonic clock, in nanoseconds since an arbitrary origin.
 ///
@@ -99,13 +100,14 @@ public final class SystemClock: HapticClock {
     /// not push later deadlines back; signals do not cut it short.
     public func sleep(until deadline: ClockInstant) {
         #if canImport(Glibc) || canImport(Musl)
-        var spec = timespec(tv_sec: Int(deadline.nanoseconds / 1_000_000_000),
-                            tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
-        // clock_nanosleep returns EINTR when a signal arrives; go back to sleep until the deadline.
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
+            var spec = timespec(
+                tv_sec: Int(deadline.nanoseconds / 1_000_000_000),
+                tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
+            // clock_nanosleep returns EINTR when a signal arrives; go back to sleep until the deadline.
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
         #else
-        let remaining = deadline.nanoseconds - now.nanoseconds
-        if remaining > 0 { usleep(useconds_t(remaining / 1000)) }
+            let remaining = deadline.nanoseconds - now.nanoseconds
+            if remaining > 0 { usleep(useconds_t(remaining / 1000)) }
         #endif
     }
 
@@ -149,8 +151,9 @@ public final class VirtualClock: HapticClock {
     public func sleep(until deadline: ClockInstant) {
         var observed = current.load(ordering: .relaxed)
         while observed < deadline.nanoseconds {
-            let (exchanged, original) = current.compareExchange(expected: observed, desired: deadline.nanoseconds,
-                                                                ordering: .acquiringAndReleasing)
+            let (exchanged, original) = current.compareExchange(
+                expected: observed, desired: deadline.nanoseconds,
+                ordering: .acquiringAndReleasing)
             if exchanged { return }
             observed = original
         }

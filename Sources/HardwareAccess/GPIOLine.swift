@@ -49,7 +49,9 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What to check or do about it.
     public var hint: String {
         switch kind {
-        case .noSuchChip: return "list the chips with 'gpiodetect'; \"chip\": \"header\" finds a Raspberry Pi's 40-pin header on every model (label pinctrl-rp1 on a Pi 5, pinctrl-bcm2711 or pinctrl-bcm2835 before; the Pi 5's was gpiochip4 before kernel 6.6.y, gpiochip0 since)"
+        case .noSuchChip:
+            return
+                "list the chips with 'gpiodetect'; \"chip\": \"header\" finds a Raspberry Pi's 40-pin header on every model (label pinctrl-rp1 on a Pi 5, pinctrl-bcm2711 or pinctrl-bcm2835 before; the Pi 5's was gpiochip4 before kernel 6.6.y, gpiochip0 since)"
         case .noSuchLine: return "list the lines with 'gpioinfo'; offsets are BCM GPIO numbers on a Pi"
         case .lineBusy: return "another program or a kernel driver holds the line: 'gpioinfo' shows its consumer"
         case .permissionDenied: return "add the user to the gpio group (sudo usermod -aG gpio $USER) or run Scripts/setup-pi"

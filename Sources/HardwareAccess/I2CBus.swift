@@ -52,8 +52,9 @@ extension I2CBus {
     public func readRegister(_ register: UInt8, at address: I2CAddress) throws(I2CError) -> UInt8 {
         let bytes = try writeRead(to: address, [register], count: 1)
         guard let first = bytes.first else {
-            throw I2CError(.busError, operation: "read of register 0x\(String(register, radix: 16))", address: address,
-                           detail: "the bus returned no data")
+            throw I2CError(
+                .busError, operation: "read of register 0x\(String(register, radix: 16))", address: address,
+                detail: "the bus returned no data")
         }
         return first
     }

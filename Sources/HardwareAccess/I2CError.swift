@@ -37,8 +37,10 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Extra detail (e.g. from a simulator's injected fault).
     public var detail: String?
 
-    public init(_ kind: Kind, errno: Errno? = nil, operation: String, bus: String? = nil,
-                address: I2CAddress? = nil, detail: String? = nil) {
+    public init(
+        _ kind: Kind, errno: Errno? = nil, operation: String, bus: String? = nil,
+        address: I2CAddress? = nil, detail: String? = nil
+    ) {
         self.kind = kind
         self.errno = errno
         self.operation = operation
@@ -55,7 +57,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         case Errno.resourceBusy.rawValue: return .addressInUse
         case I2CError.remoteIOErrno, Errno.noSuchAddressOrDevice.rawValue: return .noAcknowledge
         case Errno.ioError.rawValue, Errno.resourceTemporarilyUnavailable.rawValue, Errno.timedOut.rawValue,
-             I2CError.protocolErrno:
+            I2CError.protocolErrno:
             return .busError
         case Errno.notSupported.rawValue, Errno.invalidArgument.rawValue: return .unsupported
         case Errno.messageTooLong.rawValue, Errno.badAddress.rawValue: return .invalidRequest
@@ -76,9 +78,11 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         case .permissionDenied:
             return "add the user to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run Scripts/setup-pi"
         case .addressInUse:
-            return "a kernel driver owns this address (drv260x?): see /sys/bus/i2c/devices/*-00\(address.map { String($0.rawValue, radix: 16) } ?? "5a")/driver and unbind it (echo <device> | sudo tee /sys/bus/i2c/drivers/drv260x/unbind) or remove the dtoverlay"
+            return
+                "a kernel driver owns this address (drv260x?): see /sys/bus/i2c/devices/*-00\(address.map { String($0.rawValue, radix: 16) } ?? "5a")/driver and unbind it (echo <device> | sudo tee /sys/bus/i2c/drivers/drv260x/unbind) or remove the dtoverlay"
         case .noAcknowledge:
-            return "no device answered at \(address?.description ?? "the address"): check wiring (SDA, SCL, GND, VIN), power, and that EN is high; 'i2cdetect -y <bus>' lists what answers"
+            return
+                "no device answered at \(address?.description ?? "the address"): check wiring (SDA, SCL, GND, VIN), power, and that EN is high; 'i2cdetect -y <bus>' lists what answers"
         case .busError:
             return "the bus reported an electrical or protocol error: check pull-ups, cable length and that nothing else drives the bus"
         case .unsupported:

@@ -29,8 +29,9 @@ public struct BusTransaction: Sendable, Equatable, CustomStringConvertible {
 
     /// Bytes on the wire, address bytes counted.
     public var wireBytes: Int {
-        kind == .write ? I2CWire.writeBytes(payload: written.count)
-                       : I2CWire.writeReadBytes(written: written.count, read: read.count)
+        kind == .write
+            ? I2CWire.writeBytes(payload: written.count)
+            : I2CWire.writeReadBytes(written: written.count, read: read.count)
     }
 
     /// One trace line: `  12.000100  W 0x5A [0C 01]`, reads with `-> [..]`, failures with `ERROR`.

@@ -124,9 +124,9 @@ public final class ScheduledWork: Sendable {
         let spin = options.spin.nanoseconds
         while runStep() {
             let due = state.withLock { $0.due }
-            if due == .zero { continue } // woken while the step ran
+            if due == .zero { continue }  // woken while the step ran
             if options.waitsForWake {
-                waitForWake(until: due, clock: clock) // nil: idle, up to a second
+                waitForWake(until: due, clock: clock)  // nil: idle, up to a second
             } else if let next = due {
                 let sleepUntil = next.advanced(byNanoseconds: -spin)
                 if clock.now < sleepUntil { clock.sleep(until: sleepUntil) }

@@ -47,7 +47,8 @@ public final class ExpectationBus: I2CBus {
         let expected = expectations[used]
         used += 1
         guard case let .write(expectedAddress, expectedBytes, fail) = expected,
-              expectedAddress == address, expectedBytes == bytes else {
+            expectedAddress == address, expectedBytes == bytes
+        else {
             mismatches.append("transaction \(used - 1): expected \(expected), got write \(address) \(bytes)")
             throw I2CError(.invalidRequest, operation: "write to \(address)", detail: "not the expected transaction")
         }
@@ -63,7 +64,8 @@ public final class ExpectationBus: I2CBus {
         let expected = expectations[used]
         used += 1
         guard case let .writeRead(expectedAddress, expectedBytes, response, fail) = expected,
-              expectedAddress == address, expectedBytes == bytes, response.count == count || fail != nil else {
+            expectedAddress == address, expectedBytes == bytes, response.count == count || fail != nil
+        else {
             mismatches.append("transaction \(used - 1): expected \(expected), got writeRead \(address) \(bytes) count \(count)")
             throw I2CError(.invalidRequest, operation: "read from \(address)", detail: "not the expected transaction")
         }

@@ -76,7 +76,8 @@ public final class FaultInjectingBus: I2CBus {
     }
 
     private func injected(_ kind: I2CError.Kind, _ operation: String, landed: Bool) -> I2CError {
-        I2CError(kind, errno: nil, operation: operation, address: nil,
-                 detail: "injected at transaction \(count - 1)" + (landed ? " after it took effect" : ""))
+        I2CError(
+            kind, errno: nil, operation: operation, address: nil,
+            detail: "injected at transaction \(count - 1)" + (landed ? " after it took effect" : ""))
     }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Turns the "chip" of a board file or command line into a GPIO character device path, the same

@@ -14,8 +14,10 @@ public final class LinuxGPIOLine: GPIOOutputLine {
 
     /// Requests `line` on `chip` as an output, initially at `initial`.
     /// - Parameter consumer: shown by `gpioinfo`, so people can see who holds the line.
-    public init(chip: String, line: GPIOLineSelector, consumer: String, initial: Bool = false,
-                backend: any GPIOBackend = LibGPIODBackend()) throws(GPIOError) {
+    public init(
+        chip: String, line: GPIOLineSelector, consumer: String, initial: Bool = false,
+        backend: any GPIOBackend = LibGPIODBackend()
+    ) throws(GPIOError) {
         name = "\(chip):\(line) (\(consumer))"
         self.backend = backend
         let result = backend.requestOutput(chip: chip, line: line, consumer: consumer, initial: initial)
@@ -33,8 +35,9 @@ public final class LinuxGPIOLine: GPIOOutputLine {
         guard let handle else { throw GPIOError(.notRequested, line: name) }
         guard backend.setValue(handle, high) == 0 else {
             let errno = Errno(rawValue: backend.lastErrno)
-            throw GPIOError(LinuxGPIOLine.kind(for: errno, chipMissing: false), errno: errno, line: name,
-                            detail: "setting it \(high ? "high" : "low")")
+            throw GPIOError(
+                LinuxGPIOLine.kind(for: errno, chipMissing: false), errno: errno, line: name,
+                detail: "setting it \(high ? "high" : "low")")
         }
     }
 

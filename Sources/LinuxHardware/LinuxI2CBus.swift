@@ -61,8 +61,9 @@ public final class LinuxI2CBus: I2CBus {
             // Not an I2C adapter at all (e.g. a path to some other character device).
             let errno = Errno(rawValue: system.lastErrno)
             _ = system.close(descriptor)
-            throw I2CError(.noSuchBus, errno: errno, operation: "query adapter functions (I2C_FUNCS)", bus: path,
-                           detail: "\(path) is not an I2C adapter")
+            throw I2CError(
+                .noSuchBus, errno: errno, operation: "query adapter functions (I2C_FUNCS)", bus: path,
+                detail: "\(path) is not an I2C adapter")
         }
         if functions & LinuxI2CConstants.functionalityI2C != 0 {
             method = .i2cReadWrite
@@ -70,8 +71,9 @@ public final class LinuxI2CBus: I2CBus {
             method = .smbusBlock
         } else {
             _ = system.close(descriptor)
-            throw I2CError(.unsupported, operation: "open \(path)", bus: path,
-                           detail: "the adapter supports neither I2C transfers nor SMBus I2C-block transfers")
+            throw I2CError(
+                .unsupported, operation: "open \(path)", bus: path,
+                detail: "the adapter supports neither I2C transfers nor SMBus I2C-block transfers")
         }
     }
 
@@ -84,7 +86,6 @@ public final class LinuxI2CBus: I2CBus {
         selected = nil
         verified.removeAll()
     }
-
 
     /// One write transaction; EINTR is retried, errno mapped to a typed error with a hint.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
@@ -113,15 +114,17 @@ public final class LinuxI2CBus: I2CBus {
             return input
         case .smbusBlock:
             guard bytes.count == 1, count <= 32 else {
-                throw I2CError(.unsupported, operation: operation, bus: path, address: address,
-                               detail: "an SMBus-only adapter reads at most 32 bytes after a one-byte command")
+                throw I2CError(
+                    .unsupported, operation: operation, bus: path, address: address,
+                    detail: "an SMBus-only adapter reads at most 32 bytes after a one-byte command")
             }
             var input = [UInt8](repeating: 0, count: count)
             let result = retrying { system.smbusReadBlock(fd, command: bytes[0], into: &input) }
             guard result >= 0 else { throw failure(operation, address) }
             guard Int(result) == count else {
-                throw I2CError(.busError, operation: operation, bus: path, address: address,
-                               detail: "short read: \(result) of \(count) bytes")
+                throw I2CError(
+                    .busError, operation: operation, bus: path, address: address,
+                    detail: "short read: \(result) of \(count) bytes")
             }
             return input
         }
@@ -168,8 +171,10 @@ public final class LinuxI2CBus: I2CBus {
             }
             guard let input else { return run(&messages) }
             return input.pointee.withUnsafeMutableBufferPointer { inBuffer -> CInt in
-                messages.append(i2c_msg(addr: UInt16(address.rawValue), flags: LinuxI2CConstants.messageRead,
-                                        len: UInt16(inBuffer.count), buf: inBuffer.baseAddress))
+                messages.append(
+                    i2c_msg(
+                        addr: UInt16(address.rawValue), flags: LinuxI2CConstants.messageRead,
+                        len: UInt16(inBuffer.count), buf: inBuffer.baseAddress))
                 return run(&messages)
             }
         }
@@ -183,11 +188,14 @@ public final class LinuxI2CBus: I2CBus {
         }
         let data = Array(bytes.dropFirst())
         guard data.count <= 32 else {
-            throw I2CError(.unsupported, operation: operation, bus: path, address: address,
-                           detail: "an SMBus-only adapter writes at most 32 bytes after the command")
+            throw I2CError(
+                .unsupported, operation: operation, bus: path, address: address,
+                detail: "an SMBus-only adapter writes at most 32 bytes after the command")
         }
-        let result = data.isEmpty ? retrying { system.smbusWriteByte(fd, value: command) }
-                                  : retrying { system.smbusWriteBlock(fd, command: command, bytes: data) }
+        let result =
+            data.isEmpty
+            ? retrying { system.smbusWriteByte(fd, value: command) }
+            : retrying { system.smbusWriteBlock(fd, command: command, bytes: data) }
         guard result >= 0 else { throw failure(operation, address) }
     }
 

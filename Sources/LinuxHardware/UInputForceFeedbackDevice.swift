@@ -23,9 +23,11 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
         let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let error = errno
-            throw ForceFeedbackDeviceError(operation: "open", path: path, errno: error,
-                                           detail: error == ENOENT ? "no uinput device: modprobe uinput"
-                                               : "cannot open it: run as root, or give hapticd's group write access with a udev rule (Scripts/99-hapticd.rules)")
+            throw ForceFeedbackDeviceError(
+                operation: "open", path: path, errno: error,
+                detail: error == ENOENT
+                    ? "no uinput device: modprobe uinput"
+                    : "cannot open it: run as root, or give hapticd's group write access with a udev rule (Scripts/99-hapticd.rules)")
         }
         guard clh_uinput_create_ff(fd, name, UInt32(effectsMaximum)) == 0 else {
             let error = errno
@@ -56,7 +58,9 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
         while true {
             let remaining = deadline.duration(since: SystemClock.shared.now)
             guard remaining > .zero else { return nil }
-            var type: UInt16 = 0, code: UInt16 = 0, value: Int32 = 0
+            var type: UInt16 = 0
+            var code: UInt16 = 0
+            var value: Int32 = 0
             let result = clh_input_read(fd, Int32(clamping: max(1, remaining.nanoseconds / 1_000_000)), &type, &code, &value)
             if result == 0 { return nil }
             if result < 0 {
@@ -110,20 +114,24 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
             case FF_SAW_DOWN: waveform = .sawDown
             default: waveform = .sine
             }
-            kind = .periodic(waveform: waveform, magnitude: signed(Int32(Int16(truncatingIfNeeded: raw.magnitude))),
-                             offset: signed(Int32(Int16(truncatingIfNeeded: raw.offset))), period: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.period_ms))))
+            kind = .periodic(
+                waveform: waveform, magnitude: signed(Int32(Int16(truncatingIfNeeded: raw.magnitude))),
+                offset: signed(Int32(Int16(truncatingIfNeeded: raw.offset))), period: .milliseconds(Int(UInt16(truncatingIfNeeded: raw.period_ms))))
         case FF_CONSTANT:
             kind = .constant(level: signed(Int32(Int16(truncatingIfNeeded: raw.level))))
         default:
             return nil
         }
         let milliseconds = { (value: Int32) in Duration.milliseconds(Int(UInt16(truncatingIfNeeded: value))) }
-        var envelope = ForceFeedbackEffect.Envelope() // rumble has none
-        if case .rumble = kind {} else {
-            envelope = .init(attackLength: milliseconds(raw.attack_length_ms), attackLevel: unsigned(raw.attack_level),
-                             fadeLength: milliseconds(raw.fade_length_ms), fadeLevel: unsigned(raw.fade_level))
+        var envelope = ForceFeedbackEffect.Envelope()  // rumble has none
+        if case .rumble = kind {
+        } else {
+            envelope = .init(
+                attackLength: milliseconds(raw.attack_length_ms), attackLevel: unsigned(raw.attack_level),
+                fadeLength: milliseconds(raw.fade_length_ms), fadeLevel: unsigned(raw.fade_level))
         }
-        return ForceFeedbackEffect(id: Int(raw.id), kind: kind, length: milliseconds(raw.length_ms),
-                                   delay: milliseconds(raw.delay_ms), envelope: envelope)
+        return ForceFeedbackEffect(
+            id: Int(raw.id), kind: kind, length: milliseconds(raw.length_ms),
+            delay: milliseconds(raw.delay_ms), envelope: envelope)
     }
 }

@@ -24,7 +24,8 @@ struct ChipModelCommand: ParsableCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run transaction scripts against the chip on --bus and against the simulator; print every difference.",
-            discussion: "Each script starts on a fresh chip: the fixture's fresh_chip parameter is written, and the simulator is new. Exits 1 on a difference or a broken expectation.")
+            discussion:
+                "Each script starts on a fresh chip: the fixture's fresh_chip parameter is written, and the simulator is new. Exits 1 on a difference or a broken expectation.")
         @Option(help: "The I2C bus of the emulated chip (a path or a number).") var bus: String
         @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv, standby_writes_ignored).")
         var parameters = "/sys/module/i2c_drv2605_sim/parameters"
@@ -55,13 +56,17 @@ struct ChipModelCommand: ParsableCommand {
                 let script = try ModelScript.parse(try String(contentsOfFile: path, encoding: .utf8), name: name)
                 try restoreFixture()
                 var failure: (any Error)?
-                let fixture = script.run(on: device, wait: { usleep(useconds_t($0) * 1000) }, setActuator: { state in
-                    do { try setParameter("actuator", state == .ok ? "0" : state == .open ? "1" : "2") } catch { failure = error }
-                }, setSupply: { millivolts in
-                    do { try setParameter("supply_mv", String(millivolts)) } catch { failure = error }
-                }, setStandbyWritesIgnored: { ignored in
-                    do { try setParameter("standby_writes_ignored", ignored ? "1" : "0") } catch { failure = error }
-                })
+                let fixture = script.run(
+                    on: device, wait: { usleep(useconds_t($0) * 1000) },
+                    setActuator: { state in
+                        do { try setParameter("actuator", state == .ok ? "0" : state == .open ? "1" : "2") } catch { failure = error }
+                    },
+                    setSupply: { millivolts in
+                        do { try setParameter("supply_mv", String(millivolts)) } catch { failure = error }
+                    },
+                    setStandbyWritesIgnored: { ignored in
+                        do { try setParameter("standby_writes_ignored", ignored ? "1" : "0") } catch { failure = error }
+                    })
                 if let failure { throw failure }
                 let simulator = script.runOnSimulator()
                 for (left, right) in zip(fixture, simulator) where left.text != right.text {

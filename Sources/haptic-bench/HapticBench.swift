@@ -3,10 +3,10 @@ import ArgumentParser
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
-import HardwareAccessTesting
 import Haptics
 import HapticsTesting
+import HardwareAccess
+import HardwareAccessTesting
 import LinuxHardware
 
 /// `haptic-bench`: what each feedback costs on the bus and the CPU, measured on the simulated
@@ -14,7 +14,8 @@ import LinuxHardware
 /// `swift run -c release haptic-bench [--json]`.
 @main
 struct HapticBench: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "haptic-bench",
+    static let configuration = CommandConfiguration(
+        commandName: "haptic-bench",
         abstract: "Bus transactions, wire bytes and CPU time per feedback, from prepared, standby and shutdown.")
 
     @Flag(help: "Print JSON instead of a table.") var json = false
@@ -90,21 +91,26 @@ struct HapticBench: ParsableCommand {
             let pin = pinned.engine.statistics.lastTrigger
             let duration = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0
             func cost(_ counters: BusCounters) -> [String: Any] {
-                ["transactions": counters.transactions, "bytes": counters.wireBytes,
-                 "computedBusMicroseconds100kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 100_000) * 1e6,
-                 "computedBusMicroseconds400kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 400_000) * 1e6]
+                [
+                    "transactions": counters.transactions, "bytes": counters.wireBytes,
+                    "computedBusMicroseconds100kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 100_000) * 1e6,
+                    "computedBusMicroseconds400kHz": I2CWire.seconds(wireBytes: counters.wireBytes, transactions: counters.transactions, clockHz: 400_000) * 1e6
+                ]
             }
-            rows.append(["feedback": kind.name,
-                         "prepared": cost(preparedCost), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
-                         "awakeSeconds": awake, "effectSeconds": duration])
+            rows.append([
+                "feedback": kind.name,
+                "prepared": cost(preparedCost), "standby": cost(standby), "shutdown": cost(shutdown), "pinPrepared": cost(pin),
+                "awakeSeconds": awake, "effectSeconds": duration
+            ])
         }
         // CPU per prepared trigger, on the simulated chip and on a bare register file (the engine
         // and driver alone, without the simulator's timing model and actuator record).
         let simulated = try rig()
         let (median, p99) = timePreparedTriggers(simulated.engine, simulated.clock)
         let bareClock = VirtualClock()
-        let bare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
-                                    clock: bareClock, options: benchOptions)
+        let bare = try HapticEngine(
+            bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
+            clock: bareClock, options: benchOptions)
         let (bareMedian, bareP99) = timePreparedTriggers(bare, bareClock)
         // The DRV2605 (not the L): MODE, LIBRARY_SEL and the slots rewritten in the GO burst (TI
         // e2e 1128661). Bus cost on a simulated DRV2605; CPU on the bare bus with the rewrite forced,
@@ -112,8 +118,9 @@ struct HapticBench: ParsableCommand {
         var nonLOptions = benchOptions
         nonLOptions.driver.rewritesSequenceRegistersWithGo = true
         let nonLClock = VirtualClock()
-        let nonLBare = try HapticEngine(bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
-                                        clock: nonLClock, options: nonLOptions)
+        let nonLBare = try HapticEngine(
+            bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
+            clock: nonLClock, options: nonLOptions)
         let (nonLMedian, nonLP99) = timePreparedTriggers(nonLBare, nonLClock)
         var nonLChip = SimulatedDRV2605.Options()
         nonLChip.part = .drv2605
@@ -127,27 +134,39 @@ struct HapticBench: ParsableCommand {
         let standbyHeavy = ((heavy?["standby"] as? [String: Any]) ?? [:]).compactMapValues { $0 as? Int }
         let busTime = { (bytes: Int, transactions: Int, hz: Double) in I2CWire.seconds(wireBytes: bytes, transactions: transactions, clockHz: hz) * 1e6 }
         var summary: [String: Any] = [
-            "init": ["transactions": initCost.transactions, "bytes": initCost.wireBytes,
-                     "computedBusMicroseconds100kHz": busTime(initCost.wireBytes, initCost.transactions, 100_000),
-                     "computedBusMicroseconds400kHz": busTime(initCost.wireBytes, initCost.transactions, 400_000)],
-            "trigger": [
-                "prepared": ["transactions": preparedHeavy["transactions"] ?? 0, "bytes": preparedHeavy["bytes"] ?? 0,
-                             "computedBusMicroseconds100kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 100_000),
-                             "computedBusMicroseconds400kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 400_000)],
-                "standby": ["transactions": standbyHeavy["transactions"] ?? 0, "bytes": standbyHeavy["bytes"] ?? 0,
-                            "computedBusMicroseconds100kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 100_000),
-                            "computedBusMicroseconds400kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 400_000)],
+            "init": [
+                "transactions": initCost.transactions, "bytes": initCost.wireBytes,
+                "computedBusMicroseconds100kHz": busTime(initCost.wireBytes, initCost.transactions, 100_000),
+                "computedBusMicroseconds400kHz": busTime(initCost.wireBytes, initCost.transactions, 400_000)
             ],
-            "cpuPerPreparedTrigger": ["medianMicroseconds": bareMedian, "p99Microseconds": bareP99, "iterations": iterations,
-                                      "note": "engine + driver on a bare register-file bus, one GO write"],
-            "nonLPartPreparedTrigger": ["transactions": nonLCost.transactions, "bytes": nonLCost.wireBytes,
-                                        "computedBusMicroseconds100kHz": busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000),
-                                        "computedBusMicroseconds400kHz": busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
-                                        "cpuMedianMicroseconds": nonLMedian, "cpuP99Microseconds": nonLP99,
-                                        "note": "DRV2605 (not L): MODE, LIBRARY_SEL and the slots rewritten with GO in one burst"],
-            "cpuPerPreparedTriggerWithSimulator": ["medianMicroseconds": median, "p99Microseconds": p99,
-                                                   "note": "engine + driver + simulated chip (timing model and actuator record)"],
-            "feedbacks": rows,
+            "trigger": [
+                "prepared": [
+                    "transactions": preparedHeavy["transactions"] ?? 0, "bytes": preparedHeavy["bytes"] ?? 0,
+                    "computedBusMicroseconds100kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 100_000),
+                    "computedBusMicroseconds400kHz": busTime(preparedHeavy["bytes"] ?? 0, preparedHeavy["transactions"] ?? 0, 400_000)
+                ],
+                "standby": [
+                    "transactions": standbyHeavy["transactions"] ?? 0, "bytes": standbyHeavy["bytes"] ?? 0,
+                    "computedBusMicroseconds100kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 100_000),
+                    "computedBusMicroseconds400kHz": busTime(standbyHeavy["bytes"] ?? 0, standbyHeavy["transactions"] ?? 0, 400_000)
+                ]
+            ],
+            "cpuPerPreparedTrigger": [
+                "medianMicroseconds": bareMedian, "p99Microseconds": bareP99, "iterations": iterations,
+                "note": "engine + driver on a bare register-file bus, one GO write"
+            ],
+            "nonLPartPreparedTrigger": [
+                "transactions": nonLCost.transactions, "bytes": nonLCost.wireBytes,
+                "computedBusMicroseconds100kHz": busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000),
+                "computedBusMicroseconds400kHz": busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
+                "cpuMedianMicroseconds": nonLMedian, "cpuP99Microseconds": nonLP99,
+                "note": "DRV2605 (not L): MODE, LIBRARY_SEL and the slots rewritten with GO in one burst"
+            ],
+            "cpuPerPreparedTriggerWithSimulator": [
+                "medianMicroseconds": median, "p99Microseconds": p99,
+                "note": "engine + driver + simulated chip (timing model and actuator record)"
+            ],
+            "feedbacks": rows
         ]
         let player = try measurePlayer()
         summary["player"] = player
@@ -163,20 +182,27 @@ struct HapticBench: ParsableCommand {
             return
         }
         print("start-up: \(initCost.transactions) transactions, \(initCost.wireBytes) wire bytes (bus times in the JSON are computed from these at 100 and 400 kHz, not measured)")
-        print(String(format: "CPU per prepared trigger (impact-heavy, %d runs): engine + driver median %.2f µs, p99 %.2f µs; with the simulated chip median %.2f µs, p99 %.2f µs",
-                     iterations, bareMedian, bareP99, median, p99))
-        print(String(format: "DRV2605 (not L) prepared trigger, MODE, LIBRARY_SEL and slots rewritten with GO: %d transaction, %d wire bytes (computed %.0f µs at 400 kHz, %.0f µs at 100 kHz); CPU median %.2f µs, p99 %.2f µs (the L part's GO write above: %.2f µs)",
-                     nonLCost.transactions, nonLCost.wireBytes, busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
-                     busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000), nonLMedian, nonLP99, bareMedian))
+        print(
+            String(
+                format: "CPU per prepared trigger (impact-heavy, %d runs): engine + driver median %.2f µs, p99 %.2f µs; with the simulated chip median %.2f µs, p99 %.2f µs",
+                iterations, bareMedian, bareP99, median, p99))
+        print(
+            String(
+                format:
+                    "DRV2605 (not L) prepared trigger, MODE, LIBRARY_SEL and slots rewritten with GO: %d transaction, %d wire bytes (computed %.0f µs at 400 kHz, %.0f µs at 100 kHz); CPU median %.2f µs, p99 %.2f µs (the L part's GO write above: %.2f µs)",
+                nonLCost.transactions, nonLCost.wireBytes, busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
+                busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000), nonLMedian, nonLP99, bareMedian))
         print("")
         print("")
         print("player timing error after each write (real clock, simulated chip, every update a write; SCHED_FIFO \(player["realtimeScheduling"] as? String ?? "?")),")
         print("beside the floor: a bare sleep loop with the same thread settings, interleaved second by second in this run:")
         for rate in ["200", "500", "1000"] {
             guard let row = player[rate] as? [String: Double] else { continue }
-            print(String(format: "  %4@ updates/s over %.0f s: median %.2f µs, p99 %.2f µs (floor p99 %.2f µs), max %.1f µs (floor max %.1f µs), missed %.0f, %.1f %% of a core",
-                         rate, row["seconds"] ?? 0, row["medianMicroseconds"] ?? 0, row["p99Microseconds"] ?? 0, row["floorP99Microseconds"] ?? 0,
-                         row["maxMicroseconds"] ?? 0, row["floorMaxMicroseconds"] ?? 0, row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
+            print(
+                String(
+                    format: "  %4@ updates/s over %.0f s: median %.2f µs, p99 %.2f µs (floor p99 %.2f µs), max %.1f µs (floor max %.1f µs), missed %.0f, %.1f %% of a core",
+                    rate, row["seconds"] ?? 0, row["medianMicroseconds"] ?? 0, row["p99Microseconds"] ?? 0, row["floorP99Microseconds"] ?? 0,
+                    row["maxMicroseconds"] ?? 0, row["floorMaxMicroseconds"] ?? 0, row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
         }
         print("AHAP parse + render (median of 20):")
         for (name, value) in ahap.sorted(by: { $0.key < $1.key }) {
@@ -184,16 +210,24 @@ struct HapticBench: ParsableCommand {
         }
         for name in ["broadcast", "sequential"] {
             let row = skew[name] as? [String: Any] ?? [:]
-            print(String(format: "group of %d chips behind a TCA9548A, %@ GO: %d transactions, %d wire bytes between the first and last GO: computed %.1f µs at 400 kHz (%.1f µs per extra chip; one register write is %.1f µs)",
-                         groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["computedBusMicroseconds400kHz"] as? Double ?? 0,
-                         row["computedPerExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["computedOneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
+            print(
+                String(
+                    format:
+                        "group of %d chips behind a TCA9548A, %@ GO: %d transactions, %d wire bytes between the first and last GO: computed %.1f µs at 400 kHz (%.1f µs per extra chip; one register write is %.1f µs)",
+                    groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["computedBusMicroseconds400kHz"] as? Double ?? 0,
+                    row["computedPerExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["computedOneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
         }
         let inProcess = service["inProcess"] as? [String: Double] ?? [:]
         let socket = service["socket"] as? [String: Double] ?? [:]
         let concurrent = service["concurrent"] as? [String: Any] ?? [:]
-        print(String(format: "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs",
-                     inProcess["medianMicroseconds"] ?? 0, inProcess["p99Microseconds"] ?? 0, socket["medianMicroseconds"] ?? 0, socket["p99Microseconds"] ?? 0))
-        print("hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)")
+        print(
+            String(
+                format:
+                    "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs",
+                inProcess["medianMicroseconds"] ?? 0, inProcess["p99Microseconds"] ?? 0, socket["medianMicroseconds"] ?? 0, socket["p99Microseconds"] ?? 0))
+        print(
+            "hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)"
+        )
         print("")
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
         for row in rows {
@@ -201,8 +235,10 @@ struct HapticBench: ParsableCommand {
                 let value = row[key] as? [String: Any] ?? [:]
                 return "\(value["transactions"] as? Int ?? 0)/\(value["bytes"] as? Int ?? 0)"
             }
-            print(String(format: "%@ %@ %@ %@ %@ %8.1f  %8.1f", pad(row["feedback"] as? String ?? "", 18), pad(cell("prepared"), 9), pad(cell("standby"), 8),
-                         pad(cell("shutdown"), 9), pad(cell("pinPrepared"), 9), (row["awakeSeconds"] as? Double ?? 0) * 1000, (row["effectSeconds"] as? Double ?? 0) * 1000))
+            print(
+                String(
+                    format: "%@ %@ %@ %@ %@ %8.1f  %8.1f", pad(row["feedback"] as? String ?? "", 18), pad(cell("prepared"), 9), pad(cell("standby"), 8),
+                    pad(cell("shutdown"), 9), pad(cell("pinPrepared"), 9), (row["awakeSeconds"] as? Double ?? 0) * 1000, (row["effectSeconds"] as? Double ?? 0) * 1000))
         }
     }
 }
@@ -215,7 +251,7 @@ final class RegisterFileBus: I2CBus {
         guard let start = bytes.first else { return }
         let status = registers[.status]
         registers.store(bytes.dropFirst(), from: start)
-        registers[.status] = status // read-only
+        registers[.status] = status  // read-only
         registers[ModeRegister.self].deviceReset = false
         registers[GoRegister.self].go = false
     }
@@ -243,12 +279,14 @@ extension HapticBench {
             let clock = SystemClock.shared
             let chip = SimulatedDRV2605(clock: clock, actuator: .typicalLRA)
             chip.keepsTrace = false
-            let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.typicalLRA),
-                                          clock: clock, options: benchOptions)
+            let engine = try HapticEngine(
+                bus: chip, configuration: try DRV2605Configuration(.typicalLRA),
+                clock: clock, options: benchOptions)
             let perSecond = Int(rate)
             let samples = (0..<perSecond).map { 0.5 + 0.4 * sin(Double($0) * 0.7) }
-            let pattern = RenderedPattern(mode: .realTime, rate: rate, samples: samples + [0], hits: [], intensity: [], sharpness: [],
-                                          designedSeconds: 1, warnings: [])
+            let pattern = RenderedPattern(
+                mode: .realTime, rate: rate, samples: samples + [0], hits: [], intensity: [], sharpness: [],
+                designedSeconds: 1, warnings: [])
             var options = PatternPlayer.Options()
             options.threadSetup = setup
             var lateness: [Double] = []
@@ -288,8 +326,10 @@ extension HapticBench {
     func percentileFigures(_ values: inout [Double]) -> [String: Double] {
         values.sort()
         guard let last = values.last else { return ["medianMicroseconds": 0, "p99Microseconds": 0, "maxMicroseconds": 0] }
-        return ["medianMicroseconds": values[values.count / 2],
-                "p99Microseconds": values[min(values.count - 1, values.count * 99 / 100)], "maxMicroseconds": last]
+        return [
+            "medianMicroseconds": values[values.count / 2],
+            "p99Microseconds": values[min(values.count - 1, values.count * 99 / 100)], "maxMicroseconds": last
+        ]
     }
 
     /// `count` absolute deadlines `1/rate` apart on a thread set up like the player's, slept to
@@ -353,11 +393,13 @@ extension HapticBench {
     func measureGroupSkew() throws -> [String: Any] {
         // A board of `groupSize` LRAs behind one TCA9548A, opened as an app would open it.
         let drivers = (0..<groupSize).map { #"{ "name": "chip\#($0)", "mux": { "address": "0x70", "channel": \#($0) } }"# }
-        let file = try BoardFile.parse(Data(#"""
-            { "format": 1, "name": "bench", "bus": "/dev/i2c-1", "supplyVolts": 5,
-              "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.5, "resonantHz": 175 } },
-              "defaultActuator": "lra", "drivers": [\#(drivers.joined(separator: ", "))] }
-            """#.utf8), path: "bench.json")
+        let file = try BoardFile.parse(
+            Data(
+                #"""
+                { "format": 1, "name": "bench", "bus": "/dev/i2c-1", "supplyVolts": 5,
+                  "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.5, "resonantHz": 175 } },
+                  "defaultActuator": "lra", "drivers": [\#(drivers.joined(separator: ", "))] }
+                """#.utf8), path: "bench.json")
         let clock = VirtualClock()
         let hardware = LoggingHardware(try SimulatedHardware(board: file, clock: clock, keepsTrace: false), clock: clock)
         var options = HapticBoard.Options()
@@ -365,8 +407,10 @@ extension HapticBench {
         options.calibrations = nil
         let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
         let engines = board.chips.map(\.engine)
-        var result: [String: Any] = ["chips": groupSize,
-                                     "computedOneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6]
+        var result: [String: Any] = [
+            "chips": groupSize,
+            "computedOneRegisterWriteMicroseconds400kHz": I2CWire.seconds(wireBytes: 3, transactions: 1, clockHz: 400_000) * 1e6
+        ]
         for (name, group) in [("broadcast", board.group), ("sequential", HapticGroup(engines: engines, clock: clock))] {
             clock.advance(by: .seconds(3))
             for engine in engines { engine.runDueWork() }
@@ -378,8 +422,10 @@ extension HapticBench {
             let between = last > first ? Array(log[(first + 1)...last]) : []
             let bytes = between.reduce(0) { $0 + $1.wireBytes }
             let seconds = I2CWire.seconds(wireBytes: bytes, transactions: between.count, clockHz: 400_000)
-            result[name] = ["transactions": between.count, "bytes": bytes, "computedBusMicroseconds400kHz": seconds * 1e6,
-                            "computedPerExtraChipMicroseconds400kHz": groupSize > 1 ? seconds * 1e6 / Double(groupSize - 1) : 0]
+            result[name] = [
+                "transactions": between.count, "bytes": bytes, "computedBusMicroseconds400kHz": seconds * 1e6,
+                "computedPerExtraChipMicroseconds400kHz": groupSize > 1 ? seconds * 1e6 / Double(groupSize - 1) : 0
+            ]
         }
         return result
     }

@@ -2,9 +2,9 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
+import HardwareAccess
 
 extension HapticBench {
     /// What `hapticd` adds: from a call to the GO write that starts the feedback, in-process and
@@ -14,12 +14,14 @@ extension HapticBench {
         let chip = SimulatedDRV2605(clock: SystemClock.shared)
         chip.keepsTrace = false
         let lastGo = Locked<ClockInstant?>(nil)
-        let engine = try HapticEngine(bus: chip, configuration: try DRV2605Configuration(.typicalLRA), clock: SystemClock.shared,
-                                      options: benchOptions, observer: { transaction in
-            if transaction.kind == .write, transaction.written.first == Register.go.rawValue, transaction.written.last == 1 {
-                lastGo.withLock { $0 = transaction.time }
-            }
-        })
+        let engine = try HapticEngine(
+            bus: chip, configuration: try DRV2605Configuration(.typicalLRA), clock: SystemClock.shared,
+            options: benchOptions,
+            observer: { transaction in
+                if transaction.kind == .write, transaction.written.first == Register.go.rawValue, transaction.written.last == 1 {
+                    lastGo.withLock { $0 = transaction.time }
+                }
+            })
         let server = HapticServer(engine: engine, device: "simulated")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("haptic-bench-\(getpid()).sock").path
         try server.start(socketPath: path)
@@ -75,8 +77,10 @@ extension HapticBench {
         return [
             "inProcess": percentileFigures(&inProcess),
             "socket": percentileFigures(&throughSocket),
-            "concurrent": ["clients": 20, "seconds": serviceSeconds, "requests": sent, "played": played, "dropped": dropped,
-                           "unanswered": failed, "clientsFinished": finished, "stuck": stuck],
+            "concurrent": [
+                "clients": 20, "seconds": serviceSeconds, "requests": sent, "played": played, "dropped": dropped,
+                "unanswered": failed, "clientsFinished": finished, "stuck": stuck
+            ]
         ]
     }
 }

@@ -2,9 +2,9 @@
 import ArgumentParser
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
+import HardwareAccess
 
 struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run auto-calibration, print the results and save them (restored at every start-up).")
@@ -30,8 +30,9 @@ struct Calibrate: ParsableCommand {
                 }
             }
             let part = session.engine.capabilities.part
-            let record = CalibrationRecord(key: session.calibrationKey, part: part, configuration: session.configuration,
-                                           values: values, calibratedAt: Date())
+            let record = CalibrationRecord(
+                key: session.calibrationKey, part: part, configuration: session.configuration,
+                values: values, calibratedAt: Date())
             try session.calibrationStore.save(record)
             var otp: [String: Any]?
             if burnOTP {
@@ -42,25 +43,35 @@ struct Calibrate: ParsableCommand {
                 }
                 guard confirmed else { throw CLIError("OTP not burnt (not confirmed)", exitCode: CLIError.usage) }
                 let burnt = try session.engine.withDriver { try $0.programOTP(confirmed: true) }
-                otp = ["verified": true, "ratedVoltage": Int(burnt[.ratedVoltage]), "overdriveClamp": Int(burnt[.overdriveClamp]),
-                       "compensation": Int(burnt[.autoCalibrationCompensation]), "backEMF": Int(burnt[.autoCalibrationBackEMF]),
-                       "feedbackControl": Int(burnt[.feedbackControl])]
-                if !global.json { print(String(format: "OTP burnt and read back after a reset: 0x16-0x1A = %02X %02X %02X %02X %02X",
-                                               burnt[.ratedVoltage], burnt[.overdriveClamp], burnt[.autoCalibrationCompensation],
-                                               burnt[.autoCalibrationBackEMF], burnt[.feedbackControl])) }
+                otp = [
+                    "verified": true, "ratedVoltage": Int(burnt[.ratedVoltage]), "overdriveClamp": Int(burnt[.overdriveClamp]),
+                    "compensation": Int(burnt[.autoCalibrationCompensation]), "backEMF": Int(burnt[.autoCalibrationBackEMF]),
+                    "feedbackControl": Int(burnt[.feedbackControl])
+                ]
+                if !global.json {
+                    print(
+                        String(
+                            format: "OTP burnt and read back after a reset: 0x16-0x1A = %02X %02X %02X %02X %02X",
+                            burnt[.ratedVoltage], burnt[.overdriveClamp], burnt[.autoCalibrationCompensation],
+                            burnt[.autoCalibrationBackEMF], burnt[.feedbackControl]))
+                }
             }
-            var result: [String: Any] = ["compensation": Int(values.compensation), "backEMF": Int(values.backEMF),
-                                         "backEMFGain": Int(values.backEMFGain), "saved": session.calibrationStore.path,
-                                         "key": session.calibrationKey]
+            var result: [String: Any] = [
+                "compensation": Int(values.compensation), "backEMF": Int(values.backEMF),
+                "backEMFGain": Int(values.backEMFGain), "saved": session.calibrationStore.path,
+                "key": session.calibrationKey
+            ]
             if let otp { result["otp"] = otp }
             if let period = values.lraPeriod { result["lraPeriod"] = Int(period) }
             if let hz = values.resonantHz { result["resonantHz"] = hz }
             if global.json {
                 session.printJSON(["calibration": result])
             } else {
-                print(String(format: "done: A_CAL_COMP 0x%02X (compensation %.3f), A_CAL_BEMF 0x%02X, BEMF_GAIN %d",
-                             values.compensation, 1 + Double(values.compensation) / 255, values.backEMF, values.backEMFGain)
-                      + (values.resonantHz.map { String(format: ", resonance %.1f Hz", $0) } ?? ""))
+                print(
+                    String(
+                        format: "done: A_CAL_COMP 0x%02X (compensation %.3f), A_CAL_BEMF 0x%02X, BEMF_GAIN %d",
+                        values.compensation, 1 + Double(values.compensation) / 255, values.backEMF, values.backEMFGain)
+                        + (values.resonantHz.map { String(format: ", resonance %.1f Hz", $0) } ?? ""))
                 print("saved to \(session.calibrationStore.path)")
             }
         }
@@ -86,12 +97,16 @@ struct Diagnose: ParsableCommand {
             }
             if global.json {
                 var object: [String: Any] = ["verdict": verdict.rawValue]
-                if let live { object["supplyVolts"] = live.supplyVolts; object["resonanceHz"] = live.resonanceHz ?? NSNull() }
+                if let live {
+                    object["supplyVolts"] = live.supplyVolts
+                    object["resonanceHz"] = live.resonanceHz ?? NSNull()
+                }
                 session.printJSON(object)
             } else {
                 print(text)
                 if let live {
-                    print(String(format: "supply %.2f V", live.supplyVolts) + (live.resonanceHz.map { String(format: ", LRA resonance %.1f Hz (measured while driving)", $0) } ?? ""))
+                    print(
+                        String(format: "supply %.2f V", live.supplyVolts) + (live.resonanceHz.map { String(format: ", LRA resonance %.1f Hz (measured while driving)", $0) } ?? ""))
                 }
             }
             if verdict != .fine { throw ExitCode(CLIError.runtime) }
@@ -117,26 +132,37 @@ struct Status: ParsableCommand {
             let capabilities = session.engine.capabilities
             let measured = live ? try session.engine.withDriver { try $0.measureWhileDriving() } : nil
             let supply = measured?.supplyVolts ?? ActuatorEquations.supplyVolts(register: file[.supplyVoltage])
-            let calibrated = CalibrationValues(compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
-                                               backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
+            let calibrated = CalibrationValues(
+                compensation: file[.autoCalibrationCompensation], backEMF: file[.autoCalibrationBackEMF],
+                backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
             if global.json {
-                session.printJSON(["part": capabilities.part.description, "mode": mode.mode.description, "standby": mode.standby,
-                                   "faults": ["overCurrent": status.overCurrent, "overTemperature": status.overTemperature],
-                                   "calibration": ["source": session.calibrationSource, "compensation": Int(calibrated.compensation),
-                                                   "backEMF": Int(calibrated.backEMF), "backEMFGain": Int(calibrated.backEMFGain)],
-                                   "otpProgrammed": file[Control4Register.self].otpProgrammed,
-                                   "supplyVolts": supply, "library": capabilities.library.description,
-                                   "actuator": capabilities.actuator.description])
+                session.printJSON([
+                    "part": capabilities.part.description, "mode": mode.mode.description, "standby": mode.standby,
+                    "faults": ["overCurrent": status.overCurrent, "overTemperature": status.overTemperature],
+                    "calibration": [
+                        "source": session.calibrationSource, "compensation": Int(calibrated.compensation),
+                        "backEMF": Int(calibrated.backEMF), "backEMFGain": Int(calibrated.backEMFGain)
+                    ],
+                    "otpProgrammed": file[Control4Register.self].otpProgrammed,
+                    "supplyVolts": supply, "library": capabilities.library.description,
+                    "actuator": capabilities.actuator.description
+                ])
                 return
             }
             session.announce()
             print("part:        \(capabilities.part)")
-            print("actuator:    \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop; RATED_VOLTAGE 0x\(String(format: "%02X", file[.ratedVoltage])), OD_CLAMP 0x\(String(format: "%02X", file[.overdriveClamp]))")
+            print(
+                "actuator:    \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop; RATED_VOLTAGE 0x\(String(format: "%02X", file[.ratedVoltage])), OD_CLAMP 0x\(String(format: "%02X", file[.overdriveClamp]))"
+            )
             print("mode:        \(mode.mode), standby \(mode.standby ? "on" : "off")")
-            print("faults:      " + (status.overCurrent || status.overTemperature
-                ? [status.overCurrent ? "over-current" : nil, status.overTemperature ? "over-temperature" : nil].compactMap { $0 }.joined(separator: ", ")
-                : "none"))
-            print("calibration: \(session.calibrationSource); A_CAL_COMP 0x\(String(format: "%02X", calibrated.compensation)), A_CAL_BEMF 0x\(String(format: "%02X", calibrated.backEMF)), BEMF_GAIN \(calibrated.backEMFGain)")
+            print(
+                "faults:      "
+                    + (status.overCurrent || status.overTemperature
+                        ? [status.overCurrent ? "over-current" : nil, status.overTemperature ? "over-temperature" : nil].compactMap { $0 }.joined(separator: ", ")
+                        : "none"))
+            print(
+                "calibration: \(session.calibrationSource); A_CAL_COMP 0x\(String(format: "%02X", calibrated.compensation)), A_CAL_BEMF 0x\(String(format: "%02X", calibrated.backEMF)), BEMF_GAIN \(calibrated.backEMFGain)"
+            )
             print(String(format: "supply:      %.2f V", supply) + (measured == nil ? " (last VBAT reading; --live drives the actuator to measure)" : " (measured while driving)"))
             if let hz = measured?.resonanceHz { print(String(format: "resonance:   %.1f Hz (measured while driving)", hz)) }
         }
@@ -153,9 +179,11 @@ struct Boards: ParsableCommand {
             for (name, path) in BoardFile.knownBoards() {
                 do {
                     let board = try BoardFile.load(path)
-                    list.append(["name": name, "path": path, "description": board.description,
-                                 "drivers": board.drivers.map(\.name), "actuators": board.actuators.map(\.name),
-                                 "defaultActuator": board.defaultActuator])
+                    list.append([
+                        "name": name, "path": path, "description": board.description,
+                        "drivers": board.drivers.map(\.name), "actuators": board.actuators.map(\.name),
+                        "defaultActuator": board.defaultActuator
+                    ])
                 } catch {
                     list.append(["name": name, "path": path, "error": String(describing: error)])
                 }
@@ -168,9 +196,14 @@ struct Boards: ParsableCommand {
             if list.isEmpty { print("no board files found (looked in: \(BoardFile.searchDirectories().joined(separator: ", ")))") }
             for item in list {
                 print("\(item["name"] as? String ?? "")")
-                if let error = item["error"] as? String { print("    INVALID: \(error)"); continue }
+                if let error = item["error"] as? String {
+                    print("    INVALID: \(error)")
+                    continue
+                }
                 print("    \(item["description"] as? String ?? "")")
-                print("    drivers: \((item["drivers"] as? [String] ?? []).joined(separator: ", ")); actuators: \((item["actuators"] as? [String] ?? []).joined(separator: ", ")) (default \(item["defaultActuator"] as? String ?? ""))")
+                print(
+                    "    drivers: \((item["drivers"] as? [String] ?? []).joined(separator: ", ")); actuators: \((item["actuators"] as? [String] ?? []).joined(separator: ", ")) (default \(item["defaultActuator"] as? String ?? ""))"
+                )
                 print("    \(item["path"] as? String ?? "")")
             }
             if let machine = BoardFile.defaultBoardPath() { print("this machine's board file: \(machine)") }

@@ -2,8 +2,8 @@
 import ArgumentParser
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
 
 /// One line on stderr and an exit code that means something (sysexits).
 struct CLIError: Error, CustomStringConvertible {

@@ -2,9 +2,9 @@
 import DRV2605
 import Dispatch
 import Foundation
-import HardwareAccess
-import HapticsTesting
 import Haptics
+import HapticsTesting
+import HardwareAccess
 import LinuxHardware
 import Logging
 
@@ -36,19 +36,21 @@ final class DeviceSession {
         self.options = options
         var (file, fromPath) = try options.boardFile()
         let actuatorName = fromPath ? options.actuator : nil
-        let selected = try options.driver.map { wanted throws -> String in
-            guard file.drivers.contains(where: { $0.name == wanted }) else {
-                throw CLIError("board \(file.name) has no driver '\(wanted)' (it has: \(file.drivers.map(\.name).joined(separator: ", ")))", exitCode: CLIError.usage)
-            }
-            return wanted
-        } ?? file.drivers.first?.name ?? "main"
+        let selected =
+            try options.driver.map { wanted throws -> String in
+                guard file.drivers.contains(where: { $0.name == wanted }) else {
+                    throw CLIError("board \(file.name) has no driver '\(wanted)' (it has: \(file.drivers.map(\.name).joined(separator: ", ")))", exitCode: CLIError.usage)
+                }
+                return wanted
+            } ?? file.drivers.first?.name ?? "main"
         // --bus and --address apply to every chip opened.
         if let address = try options.addressOverride() { for index in file.drivers.indices { file.drivers[index].address = address } }
         if let bus = options.bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
         let simulate = options.simulates(withBoardFile: fromPath)
         let clock: any HapticClock = simulate && options.virtualTime ? VirtualClock() : SystemClock.shared
         self.clock = clock
-        let hardware: any HardwareProvider = simulate
+        let hardware: any HardwareProvider =
+            simulate
             ? try SimulatedHardware(board: file, actuator: actuatorName, part: options.simulatedPart?.part, clock: clock, keepsTrace: false)
             : LinuxHardwareProvider()
         var boardOptions = HapticBoard.Options()
@@ -73,7 +75,8 @@ final class DeviceSession {
         calibrationKey = primary.calibrationKey
         calibrationSource = primary.calibrationSource
         let place = board.origin(of: primary, simulated: simulate) + (simulate && !options.simulate ? " (no I2C bus found on this machine)" : "")
-        origin = place + (!fromPath ? "" : " (board \(file.name)" + (board.chips.count > 1 ? ", \(board.chips.count) chips" : "") + ")")
+        origin =
+            place + (!fromPath ? "" : " (board \(file.name)" + (board.chips.count > 1 ? ", \(board.chips.count) chips" : "") + ")")
             + (simulate && options.virtualTime ? ", virtual time" : "")
     }
 
@@ -109,7 +112,8 @@ final class DeviceSession {
         if engines.count > 1 { object["chips"] = engines.map(\.name) }
         object["device"] = origin
         if let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]),
-           let text = String(data: data, encoding: .utf8) {
+            let text = String(data: data, encoding: .utf8)
+        {
             print(text)
         }
     }

@@ -10,14 +10,16 @@ struct HapticCommand: ParsableCommand {
         commandName: "haptic",
         abstract: "Haptic feedback on a TI DRV2605/DRV2605L over Linux I2C (or on a simulated chip).",
         discussion: """
-        Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
-        Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission,
-        75 feedback not played (rate limit, coalesced), 78 feedback not played (haptics off in the policy).
-        """,
+            Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
+            Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission,
+            75 feedback not played (rate limit, coalesced), 78 feedback not played (haptics off in the policy).
+            """,
         version: HapticsVersion.current,
-        subcommands: [Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
-                      Calibrate.self, Diagnose.self, Status.self, Boards.self,
-                      PatternCommand.self, Render.self, SequenceCommand.self, Profile.self, StudioCommand.self],
+        subcommands: [
+            Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
+            Calibrate.self, Diagnose.self, Status.self, Boards.self,
+            PatternCommand.self, Render.self, SequenceCommand.self, Profile.self, StudioCommand.self
+        ],
         defaultSubcommand: nil
     )
 

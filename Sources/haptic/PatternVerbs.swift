@@ -3,10 +3,10 @@ import ArgumentParser
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
 import HapticsTesting
+import HardwareAccess
 import LinuxHardware
 
 /// Options shared by the verbs that read pattern files.
@@ -50,18 +50,21 @@ struct PatternCommand: ParsableCommand {
                 var request = ServiceRequest(.play)
                 request.pattern = try String(contentsOfFile: file, encoding: .utf8)
                 service.apply(to: &request)
-                try ServiceCall.run(global, socket: socket, label: (file as NSString).lastPathComponent, request: request,
-                                    timeout: .secondsClamped(document.pattern.duration + 10),
-                                    extra: ["file": file, "designedSeconds": document.pattern.duration])
+                try ServiceCall.run(
+                    global, socket: socket, label: (file as NSString).lastPathComponent, request: request,
+                    timeout: .secondsClamped(document.pattern.duration + 10),
+                    extra: ["file": file, "designedSeconds": document.pattern.duration])
                 return
             }
             let rendered = try patternOptions.renderer().render(document.pattern)
             let session = try DeviceSession(global, allDrivers: all)
             session.announce()
             if !global.json {
-                print(String(format: "%@: %.3f s designed, %@; %@", (file as NSString).lastPathComponent, document.pattern.duration,
-                             document.pattern.eventCounts.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", "),
-                             rendered.mode == .realTime ? "real-time stream at \(Int(rendered.rate)) updates/s" : "\(rendered.hits.count) ROM clicks"))
+                print(
+                    String(
+                        format: "%@: %.3f s designed, %@; %@", (file as NSString).lastPathComponent, document.pattern.duration,
+                        document.pattern.eventCounts.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", "),
+                        rendered.mode == .realTime ? "real-time stream at \(Int(rendered.rate)) updates/s" : "\(rendered.hits.count) ROM clicks"))
                 for warning in document.warnings + rendered.warnings { print("warning: \(warning)") }
             }
             let start = session.clock.now
@@ -83,18 +86,23 @@ struct PatternCommand: ParsableCommand {
             if global.json {
                 var counts: [String: Int] = [:]
                 for (type, count) in document.pattern.eventCounts { counts[type.rawValue] = count }
-                session.printJSON(["file": file, "format": document.format.rawValue, "curveTimes": document.curveTimes.rawValue,
-                                   "designedSeconds": document.pattern.duration, "playedSeconds": played,
-                                   "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
-                                   "events": counts, "warnings": document.warnings + rendered.warnings,
-                                   "outcome": String(describing: player.outcome ?? .cancelled),
-                                   "timing": (player.timing.latenessMicroseconds.map {
-                                       ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
-                                   } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
-                                   "final": final])
+                session.printJSON([
+                    "file": file, "format": document.format.rawValue, "curveTimes": document.curveTimes.rawValue,
+                    "designedSeconds": document.pattern.duration, "playedSeconds": played,
+                    "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
+                    "events": counts, "warnings": document.warnings + rendered.warnings,
+                    "outcome": String(describing: player.outcome ?? .cancelled),
+                    "timing":
+                        (player.timing.latenessMicroseconds.map {
+                            ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
+                        } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
+                    "final": final
+                ])
             } else {
-                print(String(format: "played %.3f s (%@); chip standby %@, GO %d, RTP %d", played, String(describing: player.outcome ?? .cancelled),
-                             final["standby"] as? Bool == true ? "on" : "off", final["go"] as? Bool == true ? 1 : 0, final["rtp"] as? Int ?? 0))
+                print(
+                    String(
+                        format: "played %.3f s (%@); chip standby %@, GO %d, RTP %d", played, String(describing: player.outcome ?? .cancelled),
+                        final["standby"] as? Bool == true ? "on" : "off", final["go"] as? Bool == true ? 1 : 0, final["rtp"] as? Int ?? 0))
             }
             if case .failed = player.outcome { throw ExitCode(CLIError.runtime) }
         }
@@ -126,8 +134,11 @@ struct Render: ParsableCommand {
                 throw CLIError("cannot write \(output): \(error.localizedDescription)", exitCode: CLIError.runtime)
             }
             if json {
-                let data = try JSONSerialization.data(withJSONObject: ["output": output, "rows": rows.count, "designedSeconds": document.pattern.duration,
-                                                                      "warnings": document.warnings + rendered.warnings], options: [.prettyPrinted, .sortedKeys])
+                let data = try JSONSerialization.data(
+                    withJSONObject: [
+                        "output": output, "rows": rows.count, "designedSeconds": document.pattern.duration,
+                        "warnings": document.warnings + rendered.warnings
+                    ], options: [.prettyPrinted, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
                 print("wrote \(output) (\(rows.count) rows)")
@@ -137,7 +148,8 @@ struct Render: ParsableCommand {
 }
 
 struct SequenceCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sequence", abstract: "Play notes, as Piano does: \"success, wait 0.5, impact-heavy 0.4, until-finished, effect 47, pattern FILE\".")
+    static let configuration = CommandConfiguration(
+        commandName: "sequence", abstract: "Play notes, as Piano does: \"success, wait 0.5, impact-heavy 0.4, until-finished, effect 47, pattern FILE\".")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var patternOptions: PatternOptions
     @Argument(help: "Notes separated by commas.") var notes: String
@@ -148,8 +160,9 @@ struct SequenceCommand: ParsableCommand {
             if let socket = global.serviceSocket {
                 var request = ServiceRequest(.play)
                 request.sequence = notes
-                try ServiceCall.run(global, socket: socket, label: "sequence", request: request, timeout: .seconds(130),
-                                    extra: ["notes": parsed.count])
+                try ServiceCall.run(
+                    global, socket: socket, label: "sequence", request: request, timeout: .seconds(130),
+                    extra: ["notes": parsed.count])
                 return
             }
             let session = try DeviceSession(global)
@@ -165,8 +178,10 @@ struct SequenceCommand: ParsableCommand {
             session.finish()
             let played = session.clock.now.duration(since: start).secondsDouble
             if global.json {
-                session.printJSON(["notes": parsed.count, "designedSeconds": player.duration, "playedSeconds": played,
-                                   "outcome": String(describing: player.outcome ?? .cancelled), "final": try session.finalState()])
+                session.printJSON([
+                    "notes": parsed.count, "designedSeconds": player.duration, "playedSeconds": played,
+                    "outcome": String(describing: player.outcome ?? .cancelled), "final": try session.finalState()
+                ])
             } else {
                 print(String(format: "sequence %@ after %.3f s", String(describing: player.outcome ?? .cancelled), played))
             }
@@ -177,7 +192,11 @@ struct SequenceCommand: ParsableCommand {
 /// A two-panel SVG: designed intensity and sharpness above the simulated actuator's drive.
 enum PatternPlot {
     static func svg(title: String, rows: [(Double, Double, Double, Double)], warnings: [String]) -> String {
-        let width = 900.0, panel = 180.0, left = 50.0, top = 40.0, gap = 40.0
+        let width = 900.0
+        let panel = 180.0
+        let left = 50.0
+        let top = 40.0
+        let gap = 40.0
         let span = max(rows.last?.0 ?? 1, 0.001)
         func x(_ time: Double) -> Double { left + time / span * (width - left - 20) }
         func polyline(_ values: [Double], y0: Double, scale: Double, color: String) -> String {

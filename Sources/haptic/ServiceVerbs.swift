@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
+import HardwareAccess
 
 extension Importance: ExpressibleByArgument {}
 extension FeedbackProfile: ExpressibleByArgument {}
@@ -14,8 +14,10 @@ extension CalibrationPolicy: ExpressibleByArgument {}
 enum ServiceCall {
     /// Sends `request` to the daemon at `socket`, prints the outcome (`--json`: the local verb's
     /// keys where they apply) and throws when it was not played.
-    static func run(_ global: GlobalOptions, socket: String, label: String, request: ServiceRequest,
-                    timeout: Duration = .seconds(10), extra: [String: Any] = [:]) throws {
+    static func run(
+        _ global: GlobalOptions, socket: String, label: String, request: ServiceRequest,
+        timeout: Duration = .seconds(10), extra: [String: Any] = [:]
+    ) throws {
         let client: HapticServiceClient
         do {
             client = try HapticServiceClient(socketPath: socket)
@@ -42,10 +44,12 @@ enum ServiceCall {
                     object["actuator"] = status.actuator
                     object["standby"] = status.standby
                     object["power"] = status.power
-                    object["service"] = ["clients": status.clients, "globalProfile": status.globalProfile.rawValue,
-                                         "appProfile": status.appProfile.map { $0.rawValue as Any } ?? NSNull(), "playing": status.playing.map { $0 as Any } ?? NSNull(),
-                                         "played": status.played, "dropped": status.dropped,
-                                         "awakeSeconds": status.awakeSeconds]
+                    object["service"] = [
+                        "clients": status.clients, "globalProfile": status.globalProfile.rawValue,
+                        "appProfile": status.appProfile.map { $0.rawValue as Any } ?? NSNull(), "playing": status.playing.map { $0 as Any } ?? NSNull(),
+                        "played": status.played, "dropped": status.dropped,
+                        "awakeSeconds": status.awakeSeconds
+                    ]
                 }
             }
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) {

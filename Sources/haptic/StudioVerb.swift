@@ -47,7 +47,8 @@ struct StudioCommand: ParsableCommand {
     func run() throws {
         try CLIError.reporting {
             guard let path = Self.candidates().first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-                throw CLIError("""
+                throw CLIError(
+                    """
                     haptic studio needs haptic-studio, which is not built here. Build it with \
                     `swift build --package-path Studio -c release` (a separate package: the core builds without a web server), \
                     or set HAPTIC_STUDIO to its path

@@ -2,9 +2,9 @@
 import ArgumentParser
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
+import HardwareAccess
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Find the chip and say what it is.")
@@ -15,8 +15,10 @@ struct Probe: ParsableCommand {
             let session = try DeviceSession(global, drives: false)
             let capabilities = session.engine.capabilities
             if global.json {
-                session.printJSON(["part": capabilities.part.description, "actuator": capabilities.actuator.description,
-                                   "library": capabilities.library.description, "loop": capabilities.loop.rawValue])
+                session.printJSON([
+                    "part": capabilities.part.description, "actuator": capabilities.actuator.description,
+                    "library": capabilities.library.description, "loop": capabilities.loop.rawValue
+                ])
             } else {
                 print("found \(capabilities.part) (\(session.origin)); configured for an \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop")
             }
@@ -45,14 +47,18 @@ struct EffectCommand: ParsableCommand {
             session.finish()
             let state = try session.finalState()
             if global.json {
-                session.printJSON(["effect": Int(found.rawValue), "name": found.name,
-                                   "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
-                                   "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
-                                   "final": state, "awakeSeconds": session.engine.statistics.awakeSeconds,
-                                   "outcome": outcome.description])
+                session.printJSON([
+                    "effect": Int(found.rawValue), "name": found.name,
+                    "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
+                    "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
+                    "final": state, "awakeSeconds": session.engine.statistics.awakeSeconds,
+                    "outcome": outcome.description
+                ])
             } else {
                 let used = session.engine.statistics.bus - before
-                print("done: \(used.transactions) bus transactions, \(used.wireBytes) bytes; chip idle (standby \(state["standby"] as? Bool == true ? "on" : "off"), GO \(state["go"] as? Bool == true ? 1 : 0))")
+                print(
+                    "done: \(used.transactions) bus transactions, \(used.wireBytes) bytes; chip idle (standby \(state["standby"] as? Bool == true ? "on" : "off"), GO \(state["go"] as? Bool == true ? 1 : 0))"
+                )
             }
             try CLIError.requirePlayed(outcome, "effect \(found.rawValue)")
         }
@@ -98,7 +104,9 @@ struct Dump: ParsableCommand {
                 print(String(format: "%02x: ", row) + values.joined(separator: " "))
             }
             for register in Register.allCases {
-                print(String(format: "  0x%02X ", Int(register.rawValue)) + register.description.padding(toLength: 16, withPad: " ", startingAt: 0) + String(format: " 0x%02X", file[register]))
+                print(
+                    String(format: "  0x%02X ", Int(register.rawValue)) + register.description.padding(toLength: 16, withPad: " ", startingAt: 0)
+                        + String(format: " 0x%02X", file[register]))
             }
         }
     }
@@ -106,7 +114,9 @@ struct Dump: ParsableCommand {
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play a feedback: impact-light|medium|heavy|soft|rigid, selection, success, warning, error, alignment, path-complete, increase, decrease, start, stop, level-change, vibration-default|alert, taptic-peek|pop|cancelled|try-again|failed.")
+        abstract:
+            "Play a feedback: impact-light|medium|heavy|soft|rigid, selection, success, warning, error, alignment, path-complete, increase, decrease, start, stop, level-change, vibration-default|alert, taptic-peek|pop|cancelled|try-again|failed."
+    )
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The feedback's name (see the abstract).") var feedback: String
     @Option(help: "Intensity 0...1 (impacts).") var intensity: Double = 1
@@ -129,8 +139,9 @@ struct Play: ParsableCommand {
                     request.event = feedback
                 }
                 service.apply(to: &request)
-                try ServiceCall.run(global, socket: socket, label: feedback, request: request,
-                                    extra: ["feedback": feedback, "intensity": intensity])
+                try ServiceCall.run(
+                    global, socket: socket, label: feedback, request: request,
+                    extra: ["feedback": feedback, "intensity": intensity])
                 return
             }
             guard let value = Feedback(name: feedback, intensity: intensity) else {
@@ -160,13 +171,15 @@ struct Play: ParsableCommand {
             session.finish()
             let stats = session.engine.statistics
             if global.json {
-                session.printJSON(["feedback": value.kind.name, "intensity": value.intensity,
-                                   "plan": session.engine.mapping.plan(for: value)?.description ?? "",
-                                   "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
-                                   "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped, "outcome": outcome.description,
-                                   "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
-                                   "groupSkewSeconds": skew.map { $0.secondsDouble as Any } ?? NSNull(),
-                                   "final": try session.finalState()])
+                session.printJSON([
+                    "feedback": value.kind.name, "intensity": value.intensity,
+                    "plan": session.engine.mapping.plan(for: value)?.description ?? "",
+                    "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
+                    "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped, "outcome": outcome.description,
+                    "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
+                    "groupSkewSeconds": skew.map { $0.secondsDouble as Any } ?? NSNull(),
+                    "final": try session.finalState()
+                ])
             } else {
                 if let skew, session.engines.count > 1 {
                     print(String(format: "played on %d chips, %.1f µs between the first and last trigger", session.engines.count, skew.secondsDouble * 1e6))
@@ -199,9 +212,11 @@ struct Demo: ParsableCommand {
                 if case let .dropped(reason) = outcome { notPlayed.append((kind.name, reason)) }
                 let trigger = session.engine.statistics.lastTrigger
                 session.engine.waitUntilIdle()
-                results.append(["feedback": kind.name, "triggerTransactions": trigger.transactions,
-                                "transactions": (session.engine.statistics.bus - before).transactions,
-                                "outcome": outcome.description])
+                results.append([
+                    "feedback": kind.name, "triggerTransactions": trigger.transactions,
+                    "transactions": (session.engine.statistics.bus - before).transactions,
+                    "outcome": outcome.description
+                ])
                 session.clock.sleep(for: .secondsClamped(pause))
                 session.engine.runDueWork()
             }
@@ -214,7 +229,9 @@ struct Demo: ParsableCommand {
             } else {
                 let stopped = final["go"] as? Bool == false ? "actuator stopped (GO 0)" : "GO still set"
                 let standby = final["standby"] as? Bool == true ? "chip in standby" : "chip NOT in standby"
-                print("tour done: \(results.count - notPlayed.count) of \(results.count) feedbacks played, \(stats.bus.transactions) bus transactions, chip awake \(String(format: "%.2f", stats.awakeSeconds)) s; read back: \(stopped), \(standby)")
+                print(
+                    "tour done: \(results.count - notPlayed.count) of \(results.count) feedbacks played, \(stats.bus.transactions) bus transactions, chip awake \(String(format: "%.2f", stats.awakeSeconds)) s; read back: \(stopped), \(standby)"
+                )
             }
             if let first = notPlayed.first {
                 let code = CLIError(notPlayed: first.name, first.reason).exitCode

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
 import HapticsTesting
+import HardwareAccess
 import LinuxHardware
 import Logging
 import ServiceLifecycle
 
 extension FeedbackProfile: ExpressibleByArgument {}
 extension Importance: ExpressibleByArgument {}
-
 
 /// `hapticd`: the system haptics service. It owns the board's chip, so several programs (a
 /// kiosk's UI, a notification daemon, a game, a shell script) share one actuator safely, with
@@ -45,7 +44,8 @@ struct Hapticd: AsyncParsableCommand {
         var bridge: ForceFeedbackBridge?
         do {
             let file = try BoardFile.named(board, orSingleOn: bus)
-            let hardware: any HardwareProvider = simulate
+            let hardware: any HardwareProvider =
+                simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
                 : LinuxHardwareProvider()
             var boardOptions = HapticBoard.Options.firstChip(of: file, simulated: simulate)
@@ -68,10 +68,11 @@ struct Hapticd: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
             throw ExitCode(78)
         }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: DaemonService(server: server), successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: DaemonService(server: server), successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         bridge?.stop()
         let stopped = server.stop()

@@ -63,8 +63,9 @@ import Testing
         // The kernel fixture is built with the committed header: it must be what the description
         // generates now. After changing ChipModel.swift:
         //   swift run drv2605-model header > Tests/KernelFixtures/i2c-drv2605-sim/drv2605-model.h
-        let committed = try String(contentsOf: Self.folder.deletingLastPathComponent()
-            .appendingPathComponent("KernelFixtures/i2c-drv2605-sim/drv2605-model.h"), encoding: .utf8)
+        let committed = try String(
+            contentsOf: Self.folder.deletingLastPathComponent()
+                .appendingPathComponent("KernelFixtures/i2c-drv2605-sim/drv2605-model.h"), encoding: .utf8)
         #expect(committed == ChipModel.cHeader(), "the fixture's drv2605-model.h is out of date: regenerate it")
     }
 

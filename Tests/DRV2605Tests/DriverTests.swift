@@ -14,8 +14,10 @@ struct Rig {
     let enable: RecordingGPIOLine?
     let trigger: RecordingGPIOLine?
 
-    init(actuator: SimulatedActuator = .typicalLRA, part: Part = .drv2605L, enable: Bool = false, trigger: Bool = false,
-         configuration: DRV2605Configuration? = nil, options: DRV2605Driver.Options = .init()) {
+    init(
+        actuator: SimulatedActuator = .typicalLRA, part: Part = .drv2605L, enable: Bool = false, trigger: Bool = false,
+        configuration: DRV2605Configuration? = nil, options: DRV2605Driver.Options = .init()
+    ) {
         var simulatorOptions = SimulatedDRV2605.Options()
         simulatorOptions.part = part
         chip = SimulatedDRV2605(clock: clock, actuator: actuator, options: simulatorOptions)
@@ -23,11 +25,14 @@ struct Rig {
         bus.keepsLog = true
         self.enable = enable ? chip.makeEnableLine() : nil
         self.trigger = trigger ? chip.makeTriggerLine() : nil
-        let defaultConfiguration = (try? DRV2605Configuration(actuator.type == .lra
-            ? .typicalLRA : .typicalERM))
+        let defaultConfiguration =
+            (try? DRV2605Configuration(
+                actuator.type == .lra
+                    ? .typicalLRA : .typicalERM))
             ?? DRV2605Configuration(actuator: actuator.type)
-        driver = DRV2605Driver(bus: bus, configuration: configuration ?? defaultConfiguration,
-                               enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
+        driver = DRV2605Driver(
+            bus: bus, configuration: configuration ?? defaultConfiguration,
+            enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
     }
 
     func transactions(during body: () throws -> Void) rethrows -> [BusTransaction] {
@@ -71,7 +76,7 @@ struct Rig {
             .writeRead(.drv2605, [0x01], response: [0x40]),
             .writeRead(.drv2605, [0x16], response: [0x3E, 0x8C, 0x0C, 0x6C, 0x36, 0x93, 0xF5, 0xA0, 0x20]),
             .write(.drv2605, [0x01, 0x00] + image),
-            .write(.drv2605, [0x01, 0x40]),
+            .write(.drv2605, [0x01, 0x40])
         ])
         let driver = DRV2605Driver(bus: mock, configuration: configuration, clock: clock)
         try driver.start()
@@ -88,7 +93,7 @@ struct Rig {
     @Test func libraryThatDoesNotFitIsRejectedBeforeAnyWrite() {
         let rig = Rig(configuration: DRV2605Configuration(actuator: .lra, library: .ermB))
         #expect(throws: DRV2605Error.self) { try rig.driver.start() }
-        #expect(rig.bus.log.count == 1) // only the STATUS read
+        #expect(rig.bus.log.count == 1)  // only the STATUS read
     }
 
     @Test func noDeviceAnsweringIsANoAcknowledge() {
@@ -167,7 +172,7 @@ struct Rig {
         let rig = Rig(trigger: true, options: options)
         try rig.driver.start()
         try rig.driver.prepare(WaveformSequence(.alert750ms))
-        #expect(rig.chip.registers[.mode] == 0x02) // MODE: external level trigger, awake
+        #expect(rig.chip.registers[.mode] == 0x02)  // MODE: external level trigger, awake
         rig.clock.advance(by: .milliseconds(2))
         let log = try rig.transactions { try rig.driver.trigger() }
         #expect(log.isEmpty)
@@ -330,7 +335,7 @@ struct Rig {
         #expect(values.lraPeriod == 58)
         #expect(abs((values.resonantHz ?? 0) - 175) < 1)
         let elapsed = rig.clock.now.seconds
-        #expect(elapsed > 1.0 && elapsed < 1.7) // AUTO_CAL_TIME 3: 1000-1200 ms, then a 50 ms buzz for LRA_PERIOD
+        #expect(elapsed > 1.0 && elapsed < 1.7)  // AUTO_CAL_TIME 3: 1000-1200 ms, then a 50 ms buzz for LRA_PERIOD
         #expect(rig.driver.configuration.calibration == values)
         #expect(rig.driver.power == .standby)
     }
@@ -356,8 +361,9 @@ struct Rig {
         var values: CalibrationValues?
         let calibration = try rig.transactions { values = try rig.driver.calibrate() }
         #expect(values?.lraPeriod == nil)
-        #expect(!calibration.contains { $0.kind == .writeRead && $0.written.first == Register.lraResonancePeriod.rawValue },
-                "LRA_PERIOD was read in open loop")
+        #expect(
+            !calibration.contains { $0.kind == .writeRead && $0.written.first == Register.lraResonancePeriod.rawValue },
+            "LRA_PERIOD was read in open loop")
         let restarted = Rig(actuator: SimulatedActuator(type: .lra, resonantHz: 205), configuration: rig.driver.configuration)
         try restarted.driver.start()
         #expect(restarted.chip.registers[.lraOpenLoopPeriod] == configuration.lraOpenLoopPeriod)
@@ -436,8 +442,9 @@ struct Rig {
         rig.chip.injectFaultOnNextTransaction(.ackLost(.noAcknowledge))
         let start = rig.clock.now
         #expect(throws: DRV2605Error.self) { try rig.driver.trigger() }
-        #expect(rig.chip.trace.last { $0.written.first == 0x0C && $0.error == nil }?.written == [0x0C, 0x00],
-                "no GO = 0 write after the lost acknowledge")
+        #expect(
+            rig.chip.trace.last { $0.written.first == 0x0C && $0.error == nil }?.written == [0x0C, 0x00],
+            "no GO = 0 write after the lost acknowledge")
         #expect(rig.chip.registers[.go] & 1 == 0)
         rig.clock.advance(by: .milliseconds(100))
         rig.chip.advance()
@@ -462,13 +469,14 @@ struct Rig {
     /// after a brown-out only the STANDBY bit, set while the driver had the chip awake, tells.
     @Test func aResetIsSeenByStandbyAloneWhenTheConfigurationEqualsTheDefaults() throws {
         var configuration = DRV2605Configuration(actuator: .erm, library: .ermA)
-        configuration.brakeFactor = 3 // FEEDBACK_CONTROL 0x36, CONTROL1 0x93, CONTROL3 0xA0: the defaults
+        configuration.brakeFactor = 3  // FEEDBACK_CONTROL 0x36, CONTROL1 0x93, CONTROL3 0xA0: the defaults
         configuration.loopGain = 1
         let rig = Rig(actuator: .init(type: .erm), part: .drv2604L, configuration: configuration)
         try rig.driver.start()
         let defaults = Part.drv2604L.resetValues
-        try #require([Register.ratedVoltage, .overdriveClamp, .feedbackControl, .control1, .control3].allSatisfy { rig.chip.registers[$0] == defaults[$0] },
-                     "the configuration should equal the reset values in every checked register")
+        try #require(
+            [Register.ratedVoltage, .overdriveClamp, .feedbackControl, .control1, .control3].allSatisfy { rig.chip.registers[$0] == defaults[$0] },
+            "the configuration should equal the reset values in every checked register")
         try rig.driver.wake()
         rig.chip.resetNow()
         rig.clock.advance(by: .milliseconds(5))
@@ -483,7 +491,7 @@ struct Rig {
     /// at once) NACKs for a millisecond: start-up asks again instead of failing.
     @Test func startupWaitsForAChipThatIsStillResetting() throws {
         let rig = Rig()
-        try rig.chip.write(to: .drv2605, Register.mode.write(0x80)) // DEV_RESET
+        try rig.chip.write(to: .drv2605, Register.mode.write(0x80))  // DEV_RESET
         #expect(throws: I2CError.self) { try rig.chip.readRegister(0x00, at: .drv2605) }
         #expect(try rig.driver.start() == .drv2605L)
     }
@@ -521,8 +529,9 @@ struct Rig {
         // The procedure's byte: OTP_PROGRAM alone (0x1E = 0x01), and OTP_STATUS read before the reset.
         #expect(burns.first?.written == [Register.control4.rawValue, 0x01])
         let firstReset = try #require(log.firstIndex { $0.written.first == Register.mode.rawValue && $0.written.count == 2 && ModeRegister(rawValue: $0.written[1]).deviceReset })
-        #expect(log[..<firstReset].contains { $0.kind == .writeRead && $0.written == [Register.control4.rawValue] && Control4Register(rawValue: $0.read.first ?? 0).otpProgrammed },
-                "OTP_STATUS not read as 1 before the reset")
+        #expect(
+            log[..<firstReset].contains { $0.kind == .writeRead && $0.written == [Register.control4.rawValue] && Control4Register(rawValue: $0.read.first ?? 0).otpProgrammed },
+            "OTP_STATUS not read as 1 before the reset")
         // DEV_RESET after the burn, then the read-back of 0x16-0x1E.
         let burn = try #require(log.firstIndex { $0.written.first == Register.control4.rawValue && $0.written.count == 2 && Control4Register(rawValue: $0.written[1]).otpProgram })
         #expect(log[burn...].contains { $0.written.first == Register.mode.rawValue && ModeRegister(rawValue: $0.written[1]).deviceReset })
@@ -532,7 +541,7 @@ struct Rig {
         #expect(rig.chip.registers[Control4Register.self].otpProgrammed)
         #expect(!rig.chip.registers[Control4Register.self].otpProgram, "OTP_PROGRAM is not left set")
         #expect(rig.chip.registers[ModeRegister.self].standby)
-        #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: true) } // once only
+        #expect(throws: DRV2605Error.self) { try rig.driver.programOTP(confirmed: true) }  // once only
     }
 
     /// At 5.0 V (measured through VBAT while driving) the burn is refused and nothing is written.
@@ -610,7 +619,13 @@ struct Rig {
     /// Plays `sequence` twice, prepared, and says whether each trigger moved the actuator and what
     /// the second trigger wrote.
     private static func twoPreparedClicks(part: Part, rewrites: Bool? = nil) throws -> (played: [Bool], secondTrigger: [BusTransaction]) {
-        let rig = Rig(part: part, options: { var options = DRV2605Driver.Options(); options.rewritesSequenceRegistersWithGo = rewrites; return options }())
+        let rig = Rig(
+            part: part,
+            options: {
+                var options = DRV2605Driver.Options()
+                options.rewritesSequenceRegistersWithGo = rewrites
+                return options
+            }())
         try rig.driver.start()
         var played: [Bool] = []
         var secondTrigger: [BusTransaction] = []

@@ -64,7 +64,7 @@ import Testing
         #expect(Effect(0) == nil && Effect(124) == nil)
         #expect(Effect.lookup("47") == Effect(47))
         #expect(Effect.lookup("sharp tick 1") == Effect(24))
-        #expect(Effect.lookup("click") == nil) // ambiguous
+        #expect(Effect.lookup("click") == nil)  // ambiguous
     }
 
     @Test func profilesFollowTheNames() {
@@ -169,8 +169,9 @@ import Testing
 
     /// What the chip (ChipModel) makes of a byte under an encoding's format and loop.
     private func drive(_ encoding: RealTimeEncoding, _ byte: UInt8) -> Double {
-        ChipModel.realTimeDrive(input: byte, unsigned: encoding.unsigned, openLoop: encoding.openLoop,
-                                bidirectional: encoding.bidirectional)
+        ChipModel.realTimeDrive(
+            input: byte, unsigned: encoding.unsigned, openLoop: encoding.openLoop,
+            bidirectional: encoding.bidirectional)
     }
 
     @Test func realTimeEncodings() {

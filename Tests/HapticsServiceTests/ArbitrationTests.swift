@@ -1,6 +1,6 @@
+import HapticsService
 // SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
-import HapticsService
 import Testing
 
 /// Who gets the actuator, on a virtual timeline: importance against what plays, profiles stacked
@@ -14,7 +14,8 @@ import Testing
         #expect(arbiter.admit(.alarm, app: "clock", client: 1, length: .seconds(2), now: at(0)) == .play)
         for lower in [Importance.call, .notification, .ui, .ambient] where lower < .alarm {
             guard case .drop = arbiter.admit(lower, app: "chat", client: 2, length: .milliseconds(50), now: at(500)) else {
-                Issue.record("\(lower) interrupted an alarm"); continue
+                Issue.record("\(lower) interrupted an alarm")
+                continue
             }
         }
         #expect(arbiter.current(at: at(500))?.app == "clock", "the drops did not take the actuator")
@@ -58,13 +59,15 @@ import Testing
         var arbiter = ServiceArbiter()
         arbiter.globalProfile = .quiet
         guard case let .drop(reason) = arbiter.admit(.ui, app: "kiosk", client: 1, length: .zero, now: at(0)) else {
-            Issue.record("not dropped"); return
+            Issue.record("not dropped")
+            return
         }
         #expect(reason.contains("global profile is quiet"))
         arbiter.globalProfile = .full
         _ = arbiter.admit(.call, app: "phone", client: 2, length: .seconds(5), now: at(10))
         guard case let .drop(busy) = arbiter.admit(.notification, app: "mail", client: 3, length: .zero, now: at(20)) else {
-            Issue.record("not dropped"); return
+            Issue.record("not dropped")
+            return
         }
         #expect(busy.contains("call feedback of phone is playing"))
     }

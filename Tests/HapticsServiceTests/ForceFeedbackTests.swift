@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 /// A force-feedback device a test scripts: the events a client's uploads and plays would make.
@@ -64,7 +64,7 @@ final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendabl
         let erased = rig.clock.now
         rig.advance(.milliseconds(100))
         #expect(rig.chip.output.energy(from: erased, to: rig.clock.now) == 0, "still driving after erase")
-        bridge.handle(.play(id: 0, count: 1)) // erased: nothing plays
+        bridge.handle(.play(id: 0, count: 1))  // erased: nothing plays
         rig.advance(.milliseconds(100))
         #expect(rig.chip.output.energy(from: erased, to: rig.clock.now) == 0)
     }
@@ -72,9 +72,10 @@ final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendabl
     /// fftest's periodic sine: 0.5 magnitude, 100 ms period, 1 s attack and fade from 0.5, after a
     /// 1 s delay: silent for the delay, then pulsing ten times a second.
     @Test func aPeriodicEffectPulsesWithItsEnvelopeAfterItsDelay() {
-        let effect = ForceFeedbackEffect(id: 0, kind: .periodic(waveform: .sine, magnitude: 0.5, offset: 0, period: .milliseconds(100)),
-                                         length: .seconds(4), delay: .seconds(1),
-                                         envelope: .init(attackLength: .seconds(1), attackLevel: 0.5, fadeLength: .seconds(1), fadeLevel: 0.5))
+        let effect = ForceFeedbackEffect(
+            id: 0, kind: .periodic(waveform: .sine, magnitude: 0.5, offset: 0, period: .milliseconds(100)),
+            length: .seconds(4), delay: .seconds(1),
+            envelope: .init(attackLength: .seconds(1), attackLevel: 0.5, fadeLength: .seconds(1), fadeLevel: 0.5))
         let pattern = ForceFeedbackBridge.pattern(for: effect, gain: 1)
         #expect(abs(pattern.duration - 5) < 0.001)
         #expect(pattern.events.allSatisfy { $0.time >= 1 }, "nothing during the delay")
@@ -99,8 +100,9 @@ final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendabl
     /// is not interrupted by a game's rumble.
     @Test func forceFeedbackIsArbitratedLikeAClient() throws {
         let observer = HapticServer.Client(id: 1, app: "test", uid: 0)
-        let call = server.startPattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2, intensity: 1)]),
-                                       app: "phone", importance: .call, source: 7)
+        let call = server.startPattern(
+            HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2, intensity: 1)]),
+            app: "phone", importance: .call, source: 7)
         let player = try call.get()
         rig.advance(.milliseconds(200))
         bridge.handle(.upload(ForceFeedbackEffect(id: 3, kind: .rumble(strong: 0.2, weak: 0), length: .seconds(1))))

@@ -2,16 +2,16 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsService
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 private let continuousAHAP = """
-{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1.5,
-  "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
-"""
+    {"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1.5,
+      "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
+    """
 
 private func request(_ op: ServiceRequest.Operation, _ fill: (inout ServiceRequest) -> Void = { _ in }) -> ServiceRequest {
     var request = ServiceRequest(op)
@@ -33,7 +33,11 @@ private func request(_ op: ServiceRequest.Operation, _ fill: (inout ServiceReque
 
     @Test func aFeedbackByNameReachesTheChip() {
         let start = rig.clock.now
-        let reply = server.handle(request(.play) { $0.feedback = "impact-heavy"; $0.id = 7 }, from: kiosk)
+        let reply = server.handle(
+            request(.play) {
+                $0.feedback = "impact-heavy"
+                $0.id = 7
+            }, from: kiosk)
         #expect(reply.ok && reply.outcome == "played" && reply.id == 7)
         rig.advance(.milliseconds(200))
         #expect(rig.chip.output.peak(from: start, to: rig.clock.now) > 0)
@@ -54,13 +58,16 @@ private func request(_ op: ServiceRequest.Operation, _ fill: (inout ServiceReque
         let cases: [ServiceRequest] = [
             request(.play),
             request(.play) { $0.feedback = "impact-colossal" },
-            request(.play) { $0.feedback = "impact-heavy"; $0.intensity = .infinity },
+            request(.play) {
+                $0.feedback = "impact-heavy"
+                $0.intensity = .infinity
+            },
             request(.play) { $0.effect = 0 },
             request(.play) { $0.effect = 124 },
             request(.play) { $0.pattern = "{\"Pattern\": 3}" },
             request(.play) { $0.sequence = "success, pattern /etc/shadow" },
             request(.profile),
-            request(.play, { $0.feedback = "success" }).with(version: 2),
+            request(.play, { $0.feedback = "success" }).with(version: 2)
         ]
         for bad in cases {
             let reply = server.handle(bad, from: kiosk)
@@ -91,12 +98,28 @@ private func request(_ op: ServiceRequest.Operation, _ fill: (inout ServiceReque
 
     @Test func onlyRootOrTheDaemonsUserSetsTheGlobalProfile() {
         let stranger = HapticServer.Client(id: 3, app: "x", uid: 4242)
-        let refused = server.handle(request(.profile) { $0.profile = .silent; $0.scope = .global }, from: stranger)
+        let refused = server.handle(
+            request(.profile) {
+                $0.profile = .silent
+                $0.scope = .global
+            }, from: stranger)
         #expect(refused.error == .notPermitted)
         let root = HapticServer.Client(id: 4, app: "admin", uid: 0)
-        #expect(server.handle(request(.profile) { $0.profile = .silent; $0.scope = .global }, from: root).ok)
+        #expect(
+            server.handle(
+                request(.profile) {
+                    $0.profile = .silent
+                    $0.scope = .global
+                }, from: root
+            ).ok)
         #expect(server.handle(request(.status), from: stranger).status?.globalProfile == .silent)
-        #expect(server.handle(request(.play) { $0.feedback = "success"; $0.importance = .notification }, from: stranger).outcome == "dropped")
+        #expect(
+            server.handle(
+                request(.play) {
+                    $0.feedback = "success"
+                    $0.importance = .notification
+                }, from: stranger
+            ).outcome == "dropped")
     }
 
     @Test func statusReportsTheChipFromItsRegisters() {
@@ -254,7 +277,8 @@ extension ServiceRequest {
         quiet.app = "kiosk"
         #expect(try HapticServiceClient(socketPath: path).send(quiet).ok)
         guard case let .dropped(.service(reason)) = target.play(.selection) else {
-            Issue.record("a quiet app's selection was played"); return
+            Issue.record("a quiet app's selection was played")
+            return
         }
         #expect(reason.contains("quiet"))
     }

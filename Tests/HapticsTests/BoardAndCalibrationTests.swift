@@ -2,28 +2,31 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import Haptics
 import HardwareAccess
 import HardwareAccessTesting
-import Haptics
 import Testing
 
 private let validBoard = """
-{ "format": 1, "name": "test", "bus": "/dev/i2c-3", "supplyVolts": 5,
-  "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.0, "resonantHz": 175 },
-                 "erm": { "type": "erm", "ratedVolts": 3.0, "maximumVolts": 3.6, "library": "B" } },
-  "defaultActuator": "lra",
-  "drivers": [ { "name": "a", "address": "0x5A", "part": "drv2605l", "enable": { "chip": "gpiochip0", "line": 17 },
-                 "trigger": { "chip": "gpiochip0", "line": 27, "mode": "level" } },
-               { "name": "b", "mux": { "address": "0x70", "channel": 3 } } ],
-  "feedback": { "impact-heavy": [47], "success": [1, "wait 80", 1] } }
-"""
+    { "format": 1, "name": "test", "bus": "/dev/i2c-3", "supplyVolts": 5,
+      "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.0, "resonantHz": 175 },
+                     "erm": { "type": "erm", "ratedVolts": 3.0, "maximumVolts": 3.6, "library": "B" } },
+      "defaultActuator": "lra",
+      "drivers": [ { "name": "a", "address": "0x5A", "part": "drv2605l", "enable": { "chip": "gpiochip0", "line": 17 },
+                     "trigger": { "chip": "gpiochip0", "line": 27, "mode": "level" } },
+                   { "name": "b", "mux": { "address": "0x70", "channel": 3 } } ],
+      "feedback": { "impact-heavy": [47], "success": [1, "wait 80", 1] } }
+    """
 
 private func board(_ text: String) throws(BoardFileError) -> BoardFile {
     try BoardFile.parse(Data(text.utf8), path: "test.json")
 }
 
 private func boardError(_ text: String) -> BoardFileError? {
-    do { _ = try board(text); return nil } catch { return error }
+    do {
+        _ = try board(text)
+        return nil
+    } catch { return error }
 }
 
 @Suite struct BoardFileTests {
@@ -43,21 +46,22 @@ private func boardError(_ text: String) -> BoardFileError? {
         #expect(mapping.table[.selection] == FeedbackMapping.standard(for: .lra).table[.selection])
     }
 
-    @Test(arguments: [
-        (#""format": 1"#, #""format": 2"#, "format", "1"),
-        (#""type": "lra""#, #""type": "lar""#, "actuators.lra.type", "lra, erm"),
-        (#""library": "B""#, #""library": "Z""#, "actuators.erm.library", "A, B, C, D, E, F"),
-        (#""channel": 3"#, #""channel": 9"#, "drivers[1].mux.channel", "0-7"),
-        (#""address": "0x5A""#, #""address": "0x80""#, "drivers[0].address", "0x03-0x77"),
-        (#""part": "drv2605l""#, #""part": "drv2606""#, "drivers[0].part", "drv2605"),
-        (#""defaultActuator": "lra""#, #""defaultActuator": "coin""#, "defaultActuator", "erm, lra"),
-        (#""impact-heavy": [47]"#, #""impact-heavvy": [47]"#, "feedback.impact-heavvy", "impact-light"),
-        (#""impact-heavy": [47]"#, #""impact-heavy": [200]"#, "feedback.impact-heavy[0]", "1-123"),
-        (#""wait 80""#, #""wait 2000""#, "feedback.success[1]", "10-1270"),
-        (#""ratedVrms": 2.0"#, #""ratedVrms": "2""#, "actuators.lra.ratedVrms", nil),
-        (#""supplyVolts": 5"#, #""supplyVolts": 9"#, "supplyVolts", "2.0 to 5.2"),
-        (#""mode": "level""#, #""mode": "pulse""#, "drivers[0].trigger.mode", "edge, level"),
-    ] as [(String, String, String, String?)])
+    @Test(
+        arguments: [
+            (#""format": 1"#, #""format": 2"#, "format", "1"),
+            (#""type": "lra""#, #""type": "lar""#, "actuators.lra.type", "lra, erm"),
+            (#""library": "B""#, #""library": "Z""#, "actuators.erm.library", "A, B, C, D, E, F"),
+            (#""channel": 3"#, #""channel": 9"#, "drivers[1].mux.channel", "0-7"),
+            (#""address": "0x5A""#, #""address": "0x80""#, "drivers[0].address", "0x03-0x77"),
+            (#""part": "drv2605l""#, #""part": "drv2606""#, "drivers[0].part", "drv2605"),
+            (#""defaultActuator": "lra""#, #""defaultActuator": "coin""#, "defaultActuator", "erm, lra"),
+            (#""impact-heavy": [47]"#, #""impact-heavvy": [47]"#, "feedback.impact-heavvy", "impact-light"),
+            (#""impact-heavy": [47]"#, #""impact-heavy": [200]"#, "feedback.impact-heavy[0]", "1-123"),
+            (#""wait 80""#, #""wait 2000""#, "feedback.success[1]", "10-1270"),
+            (#""ratedVrms": 2.0"#, #""ratedVrms": "2""#, "actuators.lra.ratedVrms", nil),
+            (#""supplyVolts": 5"#, #""supplyVolts": 9"#, "supplyVolts", "2.0 to 5.2"),
+            (#""mode": "level""#, #""mode": "pulse""#, "drivers[0].trigger.mode", "edge, level")
+        ] as [(String, String, String, String?)])
     func errorsNameTheFieldAndTheAllowedValues(original: String, replacement: String, field: String, allowed: String?) throws {
         let error = try #require(boardError(validBoard.replacingOccurrences(of: original, with: replacement)))
         #expect(error.file == "test.json")
@@ -188,8 +192,12 @@ private func boardError(_ text: String) -> BoardFileError? {
 
 /// Chips on the channels of a simulated TCA9548A, each with its engine, traffic logged at the switch.
 enum MuxRig {
-    static func make(chips count: Int) throws -> (VirtualClock, SimulatedTCA9548A, [SimulatedDRV2605], MonitoredBus,
-                                                  TCA9548A, [HapticEngine]) {
+    static func make(
+        chips count: Int
+    ) throws -> (
+        VirtualClock, SimulatedTCA9548A, [SimulatedDRV2605], MonitoredBus,
+        TCA9548A, [HapticEngine]
+    ) {
         let clock = VirtualClock()
         let mux = SimulatedTCA9548A()
         let chips = (0..<count).map { _ in SimulatedDRV2605(clock: clock) }

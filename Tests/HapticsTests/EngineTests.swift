@@ -1,12 +1,13 @@
-// SPDX-License-Identifier: Apache-2.0
-import Foundation
 import DRV2605
 import DRV2605Simulator
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HapticsTesting
 import HardwareAccess
 import HardwareAccessTesting
-@testable import Haptics
-import HapticsTesting
 import Testing
+
+@testable import Haptics
 
 @Suite struct PowerStateMachineTests {
     @Test func preparedImpactIsExactlyOneTransaction() throws {
@@ -26,7 +27,7 @@ import Testing
         let rig = try EngineRig(enable: true)
         rig.engine.play(.impact(.heavy))
         #expect(rig.engine.statistics.lastTrigger.transactions == 2)
-        rig.advance(.seconds(40)) // idle: EN shutdown
+        rig.advance(.seconds(40))  // idle: EN shutdown
         #expect(rig.engine.powerState == .shutdown)
         #expect(rig.enable?.level == false)
         rig.engine.play(.impact(.heavy))
@@ -288,9 +289,11 @@ import Testing
     }
 
     @Test func sensoryFeedbackCoversEverySwiftUICase() {
-        let values: [SensoryFeedback] = [.success, .warning, .error, .selection, .increase, .decrease, .start, .stop,
-                                         .alignment, .levelChange, .pathComplete, .impact,
-                                         .impact(weight: .heavy, intensity: 0.5), .impact(flexibility: .soft)]
+        let values: [SensoryFeedback] = [
+            .success, .warning, .error, .selection, .increase, .decrease, .start, .stop,
+            .alignment, .levelChange, .pathComplete, .impact,
+            .impact(weight: .heavy, intensity: 0.5), .impact(flexibility: .soft)
+        ]
         #expect(Set(values.map(\.feedback.kind)).count == 14)
         #expect(SensoryFeedback.impact(flexibility: .solid).feedback == .impact(.medium, intensity: 1))
         #expect(Feedback(name: "impact-heavy", intensity: 2)?.intensity == 1)
@@ -371,8 +374,9 @@ import Testing
         let chip = SimulatedDRV2605(clock: SystemClock.shared)
         weak var weakEngine: HapticEngine?
         do {
-            let engine = try HapticEngine(bus: chip, configuration: DRV2605Configuration(actuator: .lra),
-                                          clock: SystemClock.shared, options: .isolated)
+            let engine = try HapticEngine(
+                bus: chip, configuration: DRV2605Configuration(actuator: .lra),
+                clock: SystemClock.shared, options: .isolated)
             weakEngine = engine
             // Idle, nothing due soon: once the worker has gone to wait, it waits its longest (1 s).
             let worker = engine.worker
@@ -393,13 +397,13 @@ import Testing
 @Suite struct WeakerVariantTests {
     @Test func tisVariantsAreFoundByName() {
         func variants(_ number: UInt8) -> [UInt8] { Effect(rawValue: number)?.weakerVariants.map(\.rawValue) ?? [] }
-        #expect(variants(1) == [2, 3])            // Strong Click - 100% / 60% / 30%
-        #expect(variants(17) == [18, 19, 20])     // Strong Click 1...4, a different series
-        #expect(variants(47) == [48, 49, 50, 51]) // Buzz 1...5
-        #expect(variants(24) == [25, 26])         // Sharp Tick 1...3
-        #expect(variants(3).isEmpty)              // nothing weaker than the weakest
-        #expect(variants(86).isEmpty)             // a ramp
-        #expect(variants(16).isEmpty)             // 1000 ms Alert
+        #expect(variants(1) == [2, 3])  // Strong Click - 100% / 60% / 30%
+        #expect(variants(17) == [18, 19, 20])  // Strong Click 1...4, a different series
+        #expect(variants(47) == [48, 49, 50, 51])  // Buzz 1...5
+        #expect(variants(24) == [25, 26])  // Sharp Tick 1...3
+        #expect(variants(3).isEmpty)  // nothing weaker than the weakest
+        #expect(variants(86).isEmpty)  // a ramp
+        #expect(variants(16).isEmpty)  // 1000 ms Alert
     }
 
     @Test func aMatchingIntensityPlaysTheVariantOtherwiseAStream() throws {
@@ -417,7 +421,7 @@ import Testing
         let before = rig.chip.transactionCount
         #expect(rig.engine.play(weak) == .played)
         #expect(rig.chip.transactionCount - before == 1)
-        #expect(rig.chip.registers[.waveformSequence1] == 2) // WAV_FRM_SEQ1 holds effect 2
+        #expect(rig.chip.registers[.waveformSequence1] == 2)  // WAV_FRM_SEQ1 holds effect 2
     }
 }
 
@@ -431,7 +435,7 @@ import Testing
         chip.effectLengthScale = scale
         let rig = try EngineRig(chipOptions: chip)
         let start = rig.clock.now
-        #expect(rig.engine.play(.vibration(.default)) == .played) // effect 16, estimated 1 s
+        #expect(rig.engine.play(.vibration(.default)) == .played)  // effect 16, estimated 1 s
         rig.advance(.seconds(4))
         let driven = rig.chip.output.activeSeconds(from: start, to: rig.clock.now)
         #expect(abs(driven - scale) < 0.05, "driven \(driven) s of an effect that lasts \(scale) s")

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
-import HardwareAccess
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 /// Faults that are not one failed transaction: a chip that leaves the bus and comes back reset, a
@@ -33,8 +33,12 @@ import Testing
     @Test func resetDuringAPatternIsRepairedAfterIt() throws {
         let rig = try EngineRig()
         let (engine, chip, clock) = (rig.engine, rig.chip, rig.clock)
-        let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(HapticPattern(events: [
-            .init(type: .hapticContinuous, time: 0, duration: 0.3, intensity: 0.7)])))
+        let player = PatternPlayer(
+            engine: engine,
+            pattern: PatternRenderer().render(
+                HapticPattern(events: [
+                    .init(type: .hapticContinuous, time: 0, duration: 0.3, intensity: 0.7)
+                ])))
         player.start()
         for _ in 0..<5 { if let next = player.pump() { clock.sleep(until: next) } }
         chip.resetNow()
@@ -73,7 +77,7 @@ import Testing
 
         #expect(try engine.withDriver { try $0.diagnose() } == .shorted, "a short still there was hidden")
         chip.actuator.shorted = false
-        chip.raiseOverCurrent()   // latched again, as a short that has since gone would leave it
+        chip.raiseOverCurrent()  // latched again, as a short that has since gone would leave it
         #expect(try engine.withDriver { try $0.diagnose() } == .fine)
         #expect(engine.play(.success) == .played)
         rig.advance(.seconds(1))

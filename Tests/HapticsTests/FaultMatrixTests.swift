@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
+import Haptics
 import HardwareAccess
 import HardwareAccessTesting
-import Haptics
 import Testing
 
 /// A simulated chip behind a fault-injecting bus (optionally behind a TCA9548A, with EN and
@@ -16,8 +16,10 @@ final class FaultRig {
     let trigger: RecordingGPIOLine?
     let engine: HapticEngine
 
-    init(enable: Bool = false, trigger: Bool = false, multiplexed: Bool = false,
-         options: HapticEngine.Options = .isolated) throws {
+    init(
+        enable: Bool = false, trigger: Bool = false, multiplexed: Bool = false,
+        options: HapticEngine.Options = .isolated
+    ) throws {
         chip = SimulatedDRV2605(clock: clock)
         self.enable = enable ? chip.makeEnableLine() : nil
         self.trigger = trigger ? chip.makeTriggerLine() : nil
@@ -34,8 +36,9 @@ final class FaultRig {
         }
         var options = options
         options.shutdownAfterIdle = .milliseconds(400)
-        engine = try HapticEngine(bus: engineBus, configuration: try DRV2605Configuration(.typicalLRA),
-                                  enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
+        engine = try HapticEngine(
+            bus: engineBus, configuration: try DRV2605Configuration(.typicalLRA),
+            enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
     }
 
     /// Everything the engine reports going wrong: drops, chip faults, and failures met with no
@@ -89,10 +92,11 @@ private func playsAndStops(_ rig: FaultRig, _ feedback: Feedback = .impact(.heav
     return rig.chip.output.peak(from: start, to: rig.clock.now) > 0 && rig.actuatorStopped
 }
 
-private let realTimeClip = PatternRenderer(strategy: .realTime).render(HapticPattern(events: [
-    .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.5),
-    .init(type: .hapticContinuous, time: 0.05, duration: 0.05, intensity: 1.0),
-]))
+private let realTimeClip = PatternRenderer(strategy: .realTime).render(
+    HapticPattern(events: [
+        .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.5),
+        .init(type: .hapticContinuous, time: 0.05, duration: 0.05, intensity: 1.0)
+    ]))
 
 private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Outcome? {
     let player = PatternPlayer(engine: rig.engine, pattern: realTimeClip)
@@ -110,10 +114,12 @@ private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Out
 
 /// A feedback played on a rig that `prepare` made, then the engine's timers until idle.
 private func feedbackOperation(_ name: String, _ feedback: Feedback, prepare: @escaping @Sendable () throws -> FaultRig) -> FaultedOperation {
-    FaultedOperation(name: name, prepare: prepare, run: { rig, step in
-        step(rig.engine.play(feedback) != .played)
-        settle(rig, step)
-    }, recovers: { playsAndStops($0) })
+    FaultedOperation(
+        name: name, prepare: prepare,
+        run: { rig, step in
+            step(rig.engine.play(feedback) != .played)
+            settle(rig, step)
+        }, recovers: { playsAndStops($0) })
 }
 
 /// A rig whose engine was asked to prepare `feedback` (awake, slots loaded).
@@ -131,30 +137,42 @@ let faultedOperations: [FaultedOperation] = [
     feedbackOperation("play behind a TCA9548A", .notification(.success)) { try FaultRig(multiplexed: true) },
     feedbackOperation("EN wake from shutdown", .notification(.error)) {
         let rig = try FaultRig(enable: true)
-        settle(rig, for: .seconds(1)) { _ in } // idle: EN low
+        settle(rig, for: .seconds(1)) { _ in }  // idle: EN low
         return rig
     },
-    FaultedOperation(name: "RTP stream", prepare: { try FaultRig() }, run: { rig, step in
-        _ = streams(rig, step: step)
-    }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped }),
-    FaultedOperation(name: "calibration", prepare: { try FaultRig() }, run: { rig, step in
-        do { _ = try rig.engine.withDriver { try $0.calibrate() }; step(false) } catch { step(true) }
-    }, recovers: { rig in ((try? rig.engine.withDriver { try $0.calibrate() }) != nil) && rig.actuatorStopped }),
-    FaultedOperation(name: "diagnostics", prepare: { try FaultRig() }, run: { rig, step in
-        do {
-            let verdict = try rig.engine.withDriver { try $0.diagnose() }
-            step(verdict != .fine)
-        } catch { step(true) }
-    }, recovers: { rig in (try? rig.engine.withDriver { try $0.diagnose() }) == .fine && rig.actuatorStopped }),
-    FaultedOperation(name: "clean-up while playing", prepare: {
-        let rig = try FaultRig(enable: true)
-        rig.engine.play(.vibration(.default))
-        rig.clock.advance(by: .milliseconds(30))
-        return rig
-    }, run: { rig, step in
-        let errorsBefore = rig.reportedErrors
-        step(!rig.engine.shutdown() || rig.reportedErrors > errorsBefore)
-    }, recovers: { playsAndStops($0) }),
+    FaultedOperation(
+        name: "RTP stream", prepare: { try FaultRig() },
+        run: { rig, step in
+            _ = streams(rig, step: step)
+        }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped }),
+    FaultedOperation(
+        name: "calibration", prepare: { try FaultRig() },
+        run: { rig, step in
+            do {
+                _ = try rig.engine.withDriver { try $0.calibrate() }
+                step(false)
+            } catch { step(true) }
+        }, recovers: { rig in ((try? rig.engine.withDriver { try $0.calibrate() }) != nil) && rig.actuatorStopped }),
+    FaultedOperation(
+        name: "diagnostics", prepare: { try FaultRig() },
+        run: { rig, step in
+            do {
+                let verdict = try rig.engine.withDriver { try $0.diagnose() }
+                step(verdict != .fine)
+            } catch { step(true) }
+        }, recovers: { rig in (try? rig.engine.withDriver { try $0.diagnose() }) == .fine && rig.actuatorStopped }),
+    FaultedOperation(
+        name: "clean-up while playing",
+        prepare: {
+            let rig = try FaultRig(enable: true)
+            rig.engine.play(.vibration(.default))
+            rig.clock.advance(by: .milliseconds(30))
+            return rig
+        },
+        run: { rig, step in
+            let errorsBefore = rig.reportedErrors
+            step(!rig.engine.shutdown() || rig.reportedErrors > errorsBefore)
+        }, recovers: { playsAndStops($0) })
 ]
 
 /// Every transaction of a fault-free run of each operation, failed in turn in each way a bus
@@ -163,7 +181,7 @@ let faultedOperations: [FaultedOperation] = [
 /// Then the same operation, fault-free, works.
 @Suite struct FaultMatrixTests {
     static let faultKinds: [FaultInjectingBus.Fault] = [
-        .lost(.noAcknowledge), .lost(.busError), .acknowledgeLost(.noAcknowledge),
+        .lost(.noAcknowledge), .lost(.busError), .acknowledgeLost(.noAcknowledge)
     ]
 
     @Test(arguments: faultedOperations)
@@ -184,8 +202,9 @@ let faultedOperations: [FaultedOperation] = [
                     reported = reported || callReported
                     guard !checked, rig.faults.fired.contains(target) else { return }
                     checked = true
-                    #expect(rig.actuatorStopped,
-                            "\(operation): \(kind) at transaction \(index) of \(transactions): actuator driven right after the failing call")
+                    #expect(
+                        rig.actuatorStopped,
+                        "\(operation): \(kind) at transaction \(index) of \(transactions): actuator driven right after the failing call")
                 }
                 #expect(checked, "\(operation): the fault at \(index) never fired")
                 #expect(rig.actuatorStopped, "\(operation): \(kind) at \(index): actuator driven at the end")
@@ -203,17 +222,17 @@ let faultedOperations: [FaultedOperation] = [
     func everyPinChangeFailedInTurn(kind: GPIOError.Kind) throws {
         func rig() throws -> FaultRig {
             let rig = try FaultRig(enable: true, trigger: true)
-            settle(rig, for: .seconds(1)) { _ in } // EN shutdown
+            settle(rig, for: .seconds(1)) { _ in }  // EN shutdown
             return rig
         }
         func operation(_ rig: FaultRig) -> [Bool] {
             var reports: [Bool] = []
             let errorsBefore = rig.reportedErrors
-            rig.engine.prepare(.impact(.heavy))      // EN high, configuration, slots loaded
+            rig.engine.prepare(.impact(.heavy))  // EN high, configuration, slots loaded
             reports.append(rig.reportedErrors > errorsBefore)
             rig.clock.sleep(for: .milliseconds(5))  // time passes; the timers run only in settle
-            reports.append(rig.engine.play(.impact(.heavy)) != .played) // an IN/TRIG pulse
-            settle(rig) { reports.append($0) }        // standby, then EN low after idle
+            reports.append(rig.engine.play(.impact(.heavy)) != .played)  // an IN/TRIG pulse
+            settle(rig) { reports.append($0) }  // standby, then EN low after idle
             return reports
         }
         let clean = try rig()
@@ -222,7 +241,7 @@ let faultedOperations: [FaultedOperation] = [
         #expect(!operation(clean).contains(true))
         let lines: [(String, KeyPath<FaultRig, RecordingGPIOLine?>, Int)] = [
             ("EN", \.enable, (clean.enable?.setCalls ?? 0) - enableBefore),
-            ("IN/TRIG", \.trigger, (clean.trigger?.setCalls ?? 0) - triggerBefore),
+            ("IN/TRIG", \.trigger, (clean.trigger?.setCalls ?? 0) - triggerBefore)
         ]
         for (name, line, calls) in lines {
             #expect(calls > 0, "\(name) never changed")
@@ -246,8 +265,9 @@ let faultedOperations: [FaultedOperation] = [
     @Test(arguments: FaultMatrixTests.faultKinds)
     func everyStartupTransactionFailedInTurn(kind: FaultInjectingBus.Fault) throws {
         func start(_ bus: FaultInjectingBus, _ clock: VirtualClock) throws -> HapticEngine {
-            try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
-                             clock: clock, options: .isolated)
+            try HapticEngine(
+                bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
+                clock: clock, options: .isolated)
         }
         let cleanClock = VirtualClock()
         let clean = FaultInjectingBus(SimulatedDRV2605(clock: cleanClock))
@@ -262,16 +282,21 @@ let faultedOperations: [FaultedOperation] = [
             let started = try? start(bus, clock)
             #expect(bus.fired == [index])
             chip.advance()
-            #expect(chip.registers[.go] & 1 == 0 && chip.output.peak(from: .zero, to: clock.now.advanced(by: .milliseconds(50))) == 0,
-                    "\(kind) at start-up transaction \(index): the actuator was driven")
+            #expect(
+                chip.registers[.go] & 1 == 0 && chip.output.peak(from: .zero, to: clock.now.advanced(by: .milliseconds(50))) == 0,
+                "\(kind) at start-up transaction \(index): the actuator was driven")
             if let started {
                 // Carried on (a NACK while the chip resets is retried): it must really be configured.
-                #expect(chip.registers[.ratedVoltage] == 0x53 && chip.registers[.mode] & 0x40 != 0,
-                        "\(kind) at start-up transaction \(index): started without the configuration or standby")
+                #expect(
+                    chip.registers[.ratedVoltage] == 0x53 && chip.registers[.mode] & 0x40 != 0,
+                    "\(kind) at start-up transaction \(index): started without the configuration or standby")
                 #expect(started.play(.impact(.heavy)) == .played)
             }
             let again: HapticEngine
-            do { again = try start(bus, clock) } catch { Issue.record("\(kind) at \(index): \(error)"); continue }
+            do { again = try start(bus, clock) } catch {
+                Issue.record("\(kind) at \(index): \(error)")
+                continue
+            }
             #expect(again.play(.impact(.heavy)) == .played, "\(kind) at \(index): a second start-up did not recover")
         }
     }

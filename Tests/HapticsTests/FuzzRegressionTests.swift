@@ -10,7 +10,8 @@ import Testing
     /// FuzzPatternFile: a .haptic file whose version.major is a huge number trapped converting it
     /// to Int for the error message.
     @Test func hugeMetaVersionIsAnError() {
-        let text = #"{"version":{"major":888888888888888888888888888888888888888888888888888,"minor":0},"signals":{"continuous":{"envelopes":{"amplitude":[{"time":0,"amplitude":1},{"time":1,"amplitude":0}]}}}}"#
+        let text =
+            #"{"version":{"major":888888888888888888888888888888888888888888888888888,"minor":0},"signals":{"continuous":{"envelopes":{"amplitude":[{"time":0,"amplitude":1},{"time":1,"amplitude":0}]}}}}"#
         #expect(parseError(text, file: "x.haptic")?.path == "version.major")
     }
 
@@ -23,8 +24,8 @@ import Testing
             try ActuatorEquations.registers(for: .lra(ratedVrms: .nan, maximumVrms: 2, resonantHz: 175), loop: .closed)
         }
         let board = """
-        { "format": 1, "name": "x", "actuators": { "a": { "type": "erm", "ratedVolts": 1e300, "maximumVolts": 1e300 } }, "drivers": [ {} ] }
-        """
+            { "format": 1, "name": "x", "actuators": { "a": { "type": "erm", "ratedVolts": 1e300, "maximumVolts": 1e300 } }, "drivers": [ {} ] }
+            """
         let file = try? BoardFile.parse(Data(board.utf8), path: "x.json")
         #expect(file != nil)
         #expect(throws: BoardFileError.self) { try file?.configuration() }
@@ -41,12 +42,13 @@ import Testing
 
     /// Patterns built in code are not bounded by the file readers' limits.
     @Test func rendererLeavesOutWhatCannotBePlayed() {
-        let pattern = HapticPattern(events: [
-            .init(type: .hapticTransient, time: 1e300),
-            .init(type: .hapticContinuous, time: .nan, duration: 1),
-            .init(type: .hapticContinuous, time: 0, duration: .infinity),
-            .init(type: .hapticContinuous, time: 0, duration: 0.1, intensity: 0.5),
-        ], curves: [.init(id: .hapticIntensityControl, time: 0, points: [.init(time: 1e308, value: 1)])])
+        let pattern = HapticPattern(
+            events: [
+                .init(type: .hapticTransient, time: 1e300),
+                .init(type: .hapticContinuous, time: .nan, duration: 1),
+                .init(type: .hapticContinuous, time: 0, duration: .infinity),
+                .init(type: .hapticContinuous, time: 0, duration: 0.1, intensity: 0.5)
+            ], curves: [.init(id: .hapticIntensityControl, time: 0, points: [.init(time: 1e308, value: 1)])])
         let rendered = PatternRenderer().render(pattern)
         #expect(rendered.warnings.contains { $0.contains("cannot be played") })
         #expect(rendered.playedSeconds < 1)

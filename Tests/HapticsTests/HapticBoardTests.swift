@@ -2,9 +2,9 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -68,8 +68,9 @@ private func noCalibrations() -> HapticBoard.Options {
         let store = CalibrationStore(path: path)
         let preset = try file.actuator(named: nil)
         let configuration = try file.configuration()
-        let key = CalibrationStore.key(bus: "simulated:" + I2CBusPath.resolve(file.drivers[0].bus), address: file.drivers[0].address,
-                                       mux: nil, actuator: preset.specification)
+        let key = CalibrationStore.key(
+            bus: "simulated:" + I2CBusPath.resolve(file.drivers[0].bus), address: file.drivers[0].address,
+            mux: nil, actuator: preset.specification)
         let values = CalibrationValues(compensation: 0x0B, backEMF: 0x77, backEMFGain: 2, lraPeriod: 57)
         try store.save(CalibrationRecord(key: key, part: .drv2605L, configuration: configuration, values: values, calibratedAt: Date()))
         var options = noCalibrations()
@@ -96,8 +97,9 @@ private func noCalibrations() -> HapticBoard.Options {
         let board = try HapticBoard.open(file, hardware: try SimulatedHardware(board: file, clock: clock), clock: clock, options: options)
         #expect(board.chips.map(\.name) == [file.drivers[0].name])
         let mux = try #require(file.drivers[0].mux)
-        #expect(board.origin(of: board.chips[0], simulated: false)
-            == "\(file.drivers[0].address) on \(I2CBusPath.resolve(file.drivers[0].bus)) via TCA9548A \(mux.address) channel \(mux.channel)")
+        #expect(
+            board.origin(of: board.chips[0], simulated: false)
+                == "\(file.drivers[0].address) on \(I2CBusPath.resolve(file.drivers[0].bus)) via TCA9548A \(mux.address) channel \(mux.channel)")
         #expect(board.origin(of: board.chips[0], simulated: true).hasPrefix("simulated DRV2605L with an"))
         #expect(HapticBoard.Options.firstChip(of: file, simulated: true).calibrationNamespace == "simulated:")
         #expect(try BoardFile.named(nil, orSingleOn: "3").drivers.map(\.bus) == ["/dev/i2c-3"])
@@ -127,8 +129,10 @@ private func noCalibrations() -> HapticBoard.Options {
         let trace: [BusTransaction]
     }
 
-    private static func open(_ file: BoardFile, store: CalibrationStore?, policy: CalibrationPolicy? = nil,
-                             actuatorConnected: Bool = true) throws -> Opened {
+    private static func open(
+        _ file: BoardFile, store: CalibrationStore?, policy: CalibrationPolicy? = nil,
+        actuatorConnected: Bool = true
+    ) throws -> Opened {
         let clock = VirtualClock()
         let hardware = try SimulatedHardware(board: file, clock: clock)
         let chip = try #require(hardware.chips[file.drivers[0].name])
@@ -145,8 +149,9 @@ private func noCalibrations() -> HapticBoard.Options {
         options.warn = { message in warned.withLock { $0.append(message) } }
         options.observer = { transaction in trace.withLock { $0.append(transaction) } }
         let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
-        return Opened(board: board, chip: chip, informed: informed.withLock { $0 }, warned: warned.withLock { $0 },
-                      trace: trace.withLock { $0 })
+        return Opened(
+            board: board, chip: chip, informed: informed.withLock { $0 }, warned: warned.withLock { $0 },
+            trace: trace.withLock { $0 })
     }
 
     private static func temporaryStore() -> CalibrationStore {
@@ -233,7 +238,8 @@ private func noCalibrations() -> HapticBoard.Options {
 
     /// The board file names the policy per driver; a wrong value is an error naming the allowed ones.
     @Test func theBoardFileNamesThePolicy() throws {
-        let text = #"{ "format": 1, "name": "t", "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.5, "resonantHz": 175 } }, "defaultActuator": "lra", "drivers": [ { "name": "main", "calibration": "POLICY" } ] }"#
+        let text =
+            #"{ "format": 1, "name": "t", "actuators": { "lra": { "type": "lra", "ratedVrms": 2.0, "maximumVrms": 2.5, "resonantHz": 175 } }, "defaultActuator": "lra", "drivers": [ { "name": "main", "calibration": "POLICY" } ] }"#
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-board-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try text.replacingOccurrences(of: "POLICY", with: "open-loop").write(toFile: path, atomically: true, encoding: .utf8)

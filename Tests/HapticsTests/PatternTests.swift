@@ -2,9 +2,9 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 func parse(_ text: String, file: String = "test.ahap", curveTimes: PatternFileReader.CurveTimeOption = .automatic) throws(PatternFileError) -> PatternDocument {
@@ -12,7 +12,10 @@ func parse(_ text: String, file: String = "test.ahap", curveTimes: PatternFileRe
 }
 
 func parseError(_ text: String, file: String = "test.ahap") -> PatternFileError? {
-    do { _ = try parse(text, file: file); return nil } catch { return error }
+    do {
+        _ = try parse(text, file: file)
+        return nil
+    } catch { return error }
 }
 
 let corpusDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -65,19 +68,20 @@ struct CorpusTests {
 
 @Suite struct AHAPReaderTests {
     @Test func lenientWhereRealFilesAre() throws {
-        let document = try parse("""
-        { "Version": 1, "Metadata": { "Project": "x" }, "Extra": true,
-          "Pattern": [
-            { "Event": { "Time": 0.5, "EventType": "HapticTransient", "EventParameters": [ { "ParameterID": "HapticIntensity", "ParameterValue": 2.0 }, ], }, },
-            { "Event": { "Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.2, "Unknown": 1 } },
-            { "Surprise": {} },
-          ],
-        }
-        """)
+        let document = try parse(
+            """
+            { "Version": 1, "Metadata": { "Project": "x" }, "Extra": true,
+              "Pattern": [
+                { "Event": { "Time": 0.5, "EventType": "HapticTransient", "EventParameters": [ { "ParameterID": "HapticIntensity", "ParameterValue": 2.0 }, ], }, },
+                { "Event": { "Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.2, "Unknown": 1 } },
+                { "Surprise": {} },
+              ],
+            }
+            """)
         let events = document.pattern.events
         #expect(events.map(\.time) == [0, 0.5])
-        #expect(events[1].intensity == 1) // clamped from 2.0
-        #expect(events[0].intensity == 1 && events[0].sharpness == 0.5) // defaults
+        #expect(events[1].intensity == 1)  // clamped from 2.0
+        #expect(events[0].intensity == 1 && events[0].sharpness == 0.5)  // defaults
         #expect(document.warnings.contains { $0.contains("Extra") })
         #expect(document.warnings.contains { $0.contains("Surprise") })
         #expect(document.warnings.contains { $0.contains("clamped") })
@@ -94,18 +98,24 @@ struct CorpusTests {
     }
 
     @Test(arguments: [
-        (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":"long"}}]}"#,
-         "Pattern[3].Event.EventDuration", "must be a number"),
+        (
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":"long"}}]}"#,
+            "Pattern[3].Event.EventDuration", "must be a number"
+        ),
         (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticBuzz"}}]}"#, "Pattern[0].Event.EventType", "unknown event type"),
         (#"{"Pattern":[{"Event":{"Time":-1,"EventType":"HapticTransient"}}]}"#, "Pattern[0].Event.Time", "negative"),
         (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous"}}]}"#, "Pattern[0].Event.EventDuration", "needs a duration"),
         (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":-0.5}}]}"#, "Pattern[0].Event.EventDuration", "negative"),
         (#"{"Version":"1","Pattern":[]}"#, "Version", "must be a number"),
         (#"{"Version":1}"#, "Pattern", "missing"),
-        (#"{"Pattern":[{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0,"ParameterCurveControlPoints":[{"Time":0}]}}]}"#,
-         "Pattern[0].ParameterCurve.ParameterCurveControlPoints[0].ParameterValue", "missing"),
-        (#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":true}]}}]}"#,
-         "Pattern[0].Event.EventParameters[0].ParameterValue", "must be a number"),
+        (
+            #"{"Pattern":[{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0,"ParameterCurveControlPoints":[{"Time":0}]}}]}"#,
+            "Pattern[0].ParameterCurve.ParameterCurveControlPoints[0].ParameterValue", "missing"
+        ),
+        (
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":true}]}}]}"#,
+            "Pattern[0].Event.EventParameters[0].ParameterValue", "must be a number"
+        )
     ])
     func brokenFilesFailWithTheirJSONPath(text: String, path: String, message: String) throws {
         let error = try #require(parseError(text))
@@ -116,7 +126,8 @@ struct CorpusTests {
     @Test func limitsAreEnforced() throws {
         var limits = PatternFileLimits()
         limits.maximumElements = 3
-        let text = #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#
+        let text =
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}},{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#
         #expect(throws: PatternFileError.self) { try PatternFileReader.parse(Array(text.utf8), file: "x", limits: limits) }
         limits = PatternFileLimits()
         limits.maximumBytes = 10
@@ -126,16 +137,17 @@ struct CorpusTests {
     }
 
     @Test func parametersEnvelopesAndAudioEventsAreKept() throws {
-        let document = try parse("""
-        { "Version": 1.0, "Pattern": [
-          { "Event": { "Time": 0.0, "EventType": "HapticContinuous", "EventDuration": 1.0, "EventParameters": [
-              { "ParameterID": "AttackTime", "ParameterValue": 0.5 }, { "ParameterID": "ReleaseTime", "ParameterValue": 0.25 },
-              { "ParameterID": "Sustained", "ParameterValue": 1 } ] } },
-          { "Event": { "Time": 0.0, "EventType": "AudioContinuous", "EventDuration": 0.5, "EventParameters": [ { "ParameterID": "AudioVolume", "ParameterValue": 0.3 } ] } },
-          { "Event": { "Time": 0.2, "EventType": "AudioCustom", "EventWaveformPath": "clap.wav" } },
-          { "Parameter": { "ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterValue": 0.5 } }
-        ] }
-        """)
+        let document = try parse(
+            """
+            { "Version": 1.0, "Pattern": [
+              { "Event": { "Time": 0.0, "EventType": "HapticContinuous", "EventDuration": 1.0, "EventParameters": [
+                  { "ParameterID": "AttackTime", "ParameterValue": 0.5 }, { "ParameterID": "ReleaseTime", "ParameterValue": 0.25 },
+                  { "ParameterID": "Sustained", "ParameterValue": 1 } ] } },
+              { "Event": { "Time": 0.0, "EventType": "AudioContinuous", "EventDuration": 0.5, "EventParameters": [ { "ParameterID": "AudioVolume", "ParameterValue": 0.3 } ] } },
+              { "Event": { "Time": 0.2, "EventType": "AudioCustom", "EventWaveformPath": "clap.wav" } },
+              { "Parameter": { "ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterValue": 0.5 } }
+            ] }
+            """)
         let pattern = document.pattern
         #expect(pattern.events.count == 3)
         let continuous = try #require(pattern.events.first { $0.type == .hapticContinuous })
@@ -149,7 +161,7 @@ struct CorpusTests {
         #expect(rendered.samples[2] < rendered.samples[10])
         #expect(abs(rendered.samples[90] - 1) < 1e-9)
         #expect(abs(rendered.samples[140] - 0.5) < 1e-9)
-        #expect(rendered.samples[Int(1.002 * 200)] > 0) // still releasing
+        #expect(rendered.samples[Int(1.002 * 200)] > 0)  // still releasing
         #expect(rendered.samples.last == 0)
         #expect(AHAPWriter.write(pattern).contains("clap.wav"))
         #expect(try parse(AHAPWriter.write(pattern), curveTimes: .relative).pattern == pattern)
@@ -162,7 +174,8 @@ struct CorpusTests {
     }
 
     @Test func absoluteCurveTimesAreDetectedOrForced() throws {
-        let text = #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":2}},{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0.5,"ParameterCurveControlPoints":[{"Time":0.5,"ParameterValue":1},{"Time":1.5,"ParameterValue":0}]}}]}"#
+        let text =
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":2}},{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0.5,"ParameterCurveControlPoints":[{"Time":0.5,"ParameterValue":1},{"Time":1.5,"ParameterValue":0}]}}]}"#
         let automatic = try parse(text)
         #expect(automatic.curveTimes == .absolute)
         #expect(automatic.pattern.curves[0].points.map(\.time) == [0, 1])
@@ -177,20 +190,23 @@ struct CorpusTests {
     }
 
     @Test func controlsMultiplyIntensityAndAddToSharpnessClamped() throws {
-        let document = try parse("""
-        {"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":1,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.8},{"ParameterID":"HapticSharpness","ParameterValue":0.9}]}},
-         {"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0,"ParameterCurveControlPoints":[{"Time":0,"ParameterValue":1},{"Time":1,"ParameterValue":0}]}},
-         {"Parameter":{"ParameterID":"HapticSharpnessControl","Time":0,"ParameterValue":0.5}}]}
-        """)
+        let document = try parse(
+            """
+            {"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":1,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.8},{"ParameterID":"HapticSharpness","ParameterValue":0.9}]}},
+             {"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0,"ParameterCurveControlPoints":[{"Time":0,"ParameterValue":1},{"Time":1,"ParameterValue":0}]}},
+             {"Parameter":{"ParameterID":"HapticSharpnessControl","Time":0,"ParameterValue":0.5}}]}
+            """)
         let rendered = PatternRenderer().render(document.pattern)
-        #expect(abs(rendered.samples[100] - 0.4) < 1e-9) // 0.8 × 0.5 at 0.5 s
-        #expect(rendered.sharpness[100] == 1) // 0.9 + 0.5 clamped
+        #expect(abs(rendered.samples[100] - 0.4) < 1e-9)  // 0.8 × 0.5 at 0.5 s
+        #expect(rendered.sharpness[100] == 1)  // 0.9 + 0.5 clamped
     }
 
     @Test func tenThousandEventsParseAndRender() throws {
         var text = #"{"Version":1,"Pattern":["#
-        text += (0..<10_000).map { #"{"Event":{"Time":\#(Double($0) * 0.05),"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.5}]}}"# }
-            .joined(separator: ",")
+        text += (0..<10_000).map {
+            #"{"Event":{"Time":\#(Double($0) * 0.05),"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.5}]}}"#
+        }
+        .joined(separator: ",")
         text += "]}"
         let document = try parse(text)
         #expect(document.pattern.events.count == 10_000)
@@ -202,12 +218,12 @@ struct CorpusTests {
 
 @Suite struct MetaHapticTests {
     let file = """
-    { "version": { "major": 1, "minor": 0, "patch": 0 }, "metadata": { "editor": "Meta Haptics Studio" },
-      "signals": { "continuous": { "envelopes": {
-        "amplitude": [ { "time": 0.0, "amplitude": 0.2 }, { "time": 0.5, "amplitude": 0.8, "emphasis": { "amplitude": 1.0, "frequency": 0.9 } },
-                       { "time": 1.0, "amplitude": 0.0 } ],
-        "frequency": [ { "time": 0.0, "frequency": 0.3 }, { "time": 1.0, "frequency": 0.7 } ] } } } }
-    """
+        { "version": { "major": 1, "minor": 0, "patch": 0 }, "metadata": { "editor": "Meta Haptics Studio" },
+          "signals": { "continuous": { "envelopes": {
+            "amplitude": [ { "time": 0.0, "amplitude": 0.2 }, { "time": 0.5, "amplitude": 0.8, "emphasis": { "amplitude": 1.0, "frequency": 0.9 } },
+                           { "time": 1.0, "amplitude": 0.0 } ],
+            "frequency": [ { "time": 0.0, "frequency": 0.3 }, { "time": 1.0, "frequency": 0.7 } ] } } } }
+        """
 
     @Test func envelopesBecomeCurvesAndEmphasisTransients() throws {
         let document = try parse(file, file: "x.haptic")
@@ -230,7 +246,7 @@ struct CorpusTests {
         (#""time": 0.5, "amplitude": 0.8"#, #""time": 0.5, "amplitude": 1.8"#, "signals.continuous.envelopes.amplitude[1].amplitude"),
         (#""time": 1.0, "amplitude": 0.0"#, #""time": 0.2, "amplitude": 0.0"#, "signals.continuous.envelopes.amplitude[2].time"),
         (#"{ "time": 1.0, "frequency": 0.7 }"#, #"{ "time": 1.5, "frequency": 0.7 }"#, "signals.continuous.envelopes.frequency"),
-        (#""major": 1"#, #""major": 2"#, "version.major"),
+        (#""major": 1"#, #""major": 2"#, "version.major")
     ])
     func validation(original: String, replacement: String, path: String) throws {
         let error = try #require(parseError(file.replacingOccurrences(of: original, with: replacement), file: "x.haptic"))
@@ -248,7 +264,7 @@ struct CorpusTests {
         let pattern = HapticPattern(events: [
             .init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.9),
             .init(type: .hapticTransient, time: 0.2, intensity: 0.5, sharpness: 0.5),
-            .init(type: .hapticTransient, time: 0.4, intensity: 0.2, sharpness: 0.1),
+            .init(type: .hapticTransient, time: 0.4, intensity: 0.2, sharpness: 0.1)
         ])
         let rendered = PatternRenderer().render(pattern)
         #expect(rendered.mode == .rom)
@@ -268,7 +284,7 @@ struct CorpusTests {
         let sharp = PatternRenderer(strategy: .realTime).render(HapticPattern(events: [.init(type: .hapticTransient, time: 0, sharpness: 1)]))
         #expect(sharp.samples.filter { $0 != 0 }.count < soft.samples.filter { $0 != 0 }.count)
         #expect(sharp.samples.first ?? 0 > soft.samples.first ?? 0)
-        #expect(sharp.samples.contains { $0 < 0 }) // brake
+        #expect(sharp.samples.contains { $0 < 0 })  // brake
     }
 
     @Test func rateIsConfigurable() {
@@ -283,10 +299,11 @@ struct CorpusTests {
 
     @Test func streamsOnTimeAndEndsStopped() throws {
         let (engine, chip, clock) = try patternRig()
-        let rendered = PatternRenderer(strategy: .realTime).render(HapticPattern(events: [
-            .init(type: .hapticContinuous, time: 0, duration: 0.5, intensity: 0.5),
-            .init(type: .hapticContinuous, time: 0.5, duration: 0.5, intensity: 1.0),
-        ]))
+        let rendered = PatternRenderer(strategy: .realTime).render(
+            HapticPattern(events: [
+                .init(type: .hapticContinuous, time: 0, duration: 0.5, intensity: 0.5),
+                .init(type: .hapticContinuous, time: 0.5, duration: 0.5, intensity: 1.0)
+            ]))
         let player = PatternPlayer(engine: engine, pattern: rendered)
         let start = clock.now
         player.start(at: start)
@@ -322,8 +339,9 @@ struct CorpusTests {
 
     @Test func pauseResumeSeekAndRate() throws {
         let (engine, chip, clock) = try patternRig()
-        let ramp = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)],
-                                 curves: [.init(id: .hapticIntensityControl, time: 0, points: [.init(time: 0, value: 0), .init(time: 2, value: 1)])])
+        let ramp = HapticPattern(
+            events: [.init(type: .hapticContinuous, time: 0, duration: 2)],
+            curves: [.init(id: .hapticIntensityControl, time: 0, points: [.init(time: 0, value: 0), .init(time: 2, value: 1)])])
         let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(ramp))
         player.start()
         while clock.now.seconds < 0.51 { if let next = player.pump() { clock.sleep(until: next) } }
@@ -403,25 +421,39 @@ final class Outcomes: Sendable {
 final class LockedValues<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [T] = []
-    func append(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
-    var values: [T] { lock.lock(); defer { lock.unlock() }; return items }
+    func append(_ item: T) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
+    }
+    var values: [T] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
 }
 
 @Suite struct SequenceTests {
     @Test func wavesAreCumulativeAndWaitUntilFinishedWaitsForEverything() throws {
         let (engine, _, _) = try patternRig()
-        let player = SequencePlayer(engine: engine, notes: [
-            .feedback(.notification(.error)), .effect(.strongClick100), .wait(0.1), .feedback(.selection),
-            .waitUntilFinished, .effect(.sharpTick100),
-        ])
+        let player = SequencePlayer(
+            engine: engine,
+            notes: [
+                .feedback(.notification(.error)), .effect(.strongClick100), .wait(0.1), .feedback(.selection),
+                .waitUntilFinished, .effect(.sharpTick100)
+            ])
         #expect(player.schedule.map(\.offset) == [0, 0, 0.1, 0.42])
     }
 
     @Test func playsOnTimeAndCompletes() throws {
         let (engine, chip, clock) = try patternRig()
         let outcomes = LockedValues<SequencePlayer.Outcome>()
-        let player = SequencePlayer(engine: engine, notes: [.feedback(.impact(.heavy)), .wait(0.3), .effect(.strongClick100),
-                                                            .waitUntilFinished, .pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.2)]))])
+        let player = SequencePlayer(
+            engine: engine,
+            notes: [
+                .feedback(.impact(.heavy)), .wait(0.3), .effect(.strongClick100),
+                .waitUntilFinished, .pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.2)]))
+            ])
         player.completionHandler = { outcomes.append($0) }
         let start = clock.now
         player.start()
@@ -436,10 +468,14 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
 
     @Test func cancelReallyStopsWhatIsPlaying() throws {
         let (engine, chip, clock) = try patternRig()
-        let player = SequencePlayer(engine: engine, notes: [.pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)])),
-                                                            .wait(1), .feedback(.notification(.success))])
+        let player = SequencePlayer(
+            engine: engine,
+            notes: [
+                .pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)])),
+                .wait(1), .feedback(.notification(.success))
+            ])
         player.start()
-        clock.advance(by: .milliseconds(300)) // the clock runs the sequencer and its pattern's player
+        clock.advance(by: .milliseconds(300))  // the clock runs the sequencer and its pattern's player
         #expect(chip.output.level(at: clock.now) != 0)
         player.cancel()
         let cancelledAt = clock.now
@@ -462,8 +498,12 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
 @Suite struct ScheduledWorkTests {
     @Test func advancingTheClockPlaysAPatternAtItsOwnDeadlines() throws {
         let rig = try EngineRig()
-        let player = PatternPlayer(engine: rig.engine, pattern: PatternRenderer(strategy: .realTime).render(HapticPattern(events: [
-            .init(type: .hapticContinuous, time: 0.1, duration: 0.2, intensity: 1.0)])))
+        let player = PatternPlayer(
+            engine: rig.engine,
+            pattern: PatternRenderer(strategy: .realTime).render(
+                HapticPattern(events: [
+                    .init(type: .hapticContinuous, time: 0.1, duration: 0.2, intensity: 1.0)
+                ])))
         let start = rig.clock.now
         player.start()
         rig.clock.advance(by: .milliseconds(50))
@@ -483,8 +523,11 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
 
     @Test func aDroppedSequenceStopsWhatItStarted() throws {
         let rig = try EngineRig()
-        var sequence: SequencePlayer? = SequencePlayer(engine: rig.engine, notes: [
-            .pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)]))])
+        var sequence: SequencePlayer? = SequencePlayer(
+            engine: rig.engine,
+            notes: [
+                .pattern(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 2)]))
+            ])
         sequence?.start()
         rig.clock.advance(by: .milliseconds(200))
         #expect(rig.chip.output.level(at: rig.clock.now) > 0)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import DRV2605Simulator
-import HardwareAccess
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 /// Whether the chip ignores register writes in standby is not settled (one TI forum answer says it

@@ -1,10 +1,10 @@
-// SPDX-License-Identifier: Apache-2.0
-import Synchronization
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
+// SPDX-License-Identifier: Apache-2.0
+import Synchronization
 import Testing
 
 /// Wraps the simulated chip and checks the engine's discipline on every transaction: never two
@@ -54,12 +54,14 @@ final class ProtocolCheckingBus: I2CBus, @unchecked Sendable {
         let bus = ProtocolCheckingBus(chip)
         var options = HapticEngine.Options.isolated
         options.policy.maximumFeedbackPerSecond = 1_000
-        let engine = try HapticEngine(bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
-                                      clock: clock, options: options)
-        let pattern = PatternRenderer().render(HapticPattern(events: [
-            .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.7),
-            .init(type: .hapticTransient, time: 0.06, intensity: 1, sharpness: 0.8),
-        ]))
+        let engine = try HapticEngine(
+            bus: bus, configuration: try DRV2605Configuration(.typicalLRA),
+            clock: clock, options: options)
+        let pattern = PatternRenderer().render(
+            HapticPattern(events: [
+                .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.7),
+                .init(type: .hapticTransient, time: 0.06, intensity: 1, sharpness: 0.8)
+            ]))
         let kinds = FeedbackKind.all
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {

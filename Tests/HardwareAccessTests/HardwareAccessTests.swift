@@ -8,7 +8,7 @@ import Testing
     @Test(arguments: [
         (CInt(2), I2CError.Kind.noSuchBus), (19, .noSuchBus), (13, .permissionDenied), (1, .permissionDenied),
         (16, .addressInUse), (121, .noAcknowledge), (6, .noAcknowledge), (5, .busError), (11, .busError),
-        (110, .busError), (71, .busError), (95, .unsupported), (22, .unsupported), (90, .invalidRequest), (28, .other),
+        (110, .busError), (71, .busError), (95, .unsupported), (22, .unsupported), (90, .invalidRequest), (28, .other)
     ])
     func errnoMapsToKind(errno: CInt, kind: I2CError.Kind) {
         #expect(I2CError.kind(for: Errno(rawValue: errno)) == kind)
@@ -37,7 +37,7 @@ import Testing
         let mock = ExpectationBus([
             .write(.drv2605, [0x0C, 0x01]),
             .writeRead(.drv2605, [0x00], response: [0xE0]),
-            .write(.drv2605, [0x04, 1, 2, 3], fail: .noAcknowledge),
+            .write(.drv2605, [0x04, 1, 2, 3], fail: .noAcknowledge)
         ])
         let clock = VirtualClock()
         let bus = MonitoredBus(mock, clock: clock)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
 import LinuxHardware
 import Testing
 
@@ -110,7 +110,7 @@ struct HardwareInLoopTests {
         let pattern = HapticPattern(events: [
             .init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.8),
             .init(type: .hapticContinuous, time: 0.05, duration: 0.3, intensity: 0.6, attackTime: 0.3),
-            .init(type: .hapticTransient, time: 0.4, intensity: 0.7, sharpness: 0.2),
+            .init(type: .hapticTransient, time: 0.4, intensity: 0.7, sharpness: 0.2)
         ])
         var options = PatternPlayer.Options()
         options.threadSetup = { LinuxRealtime.preparePacingThread() }
@@ -168,8 +168,8 @@ struct HardwareInLoopTests {
         let before = engine.statistics.bus.transactions
         engine.play(.selection)
         #expect(engine.statistics.bus.transactions == before)
-        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x07 == 1) // external edge trigger
-        if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0) } // pulse ended low
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x07 == 1)  // external edge trigger
+        if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0) }  // pulse ended low
         engine.stop()
     }
 
@@ -185,7 +185,7 @@ struct HardwareInLoopTests {
         engine.prepare(.vibration(.default))
         SystemClock.shared.sleep(for: .milliseconds(10))
         #expect(engine.play(.vibration(.default)) == .played)
-        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x07 == 2) // external level trigger
+        #expect(try engine.withDriver { try $0.dumpRegisters() }[.mode] & 0x07 == 2)  // external level trigger
         if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 1, "IN/TRIG not held while playing") }
         engine.waitUntilIdle(timeout: .seconds(5))
         if let level = try readBack("HAPTIC_HIL_TRIGGER_READBACK") { #expect(level == 0, "IN/TRIG still high after the effect") }

@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 import CLinuxHardware
-@testable import LinuxHardware
 import HardwareAccess
 import SystemPackage
 import Testing
 
+@testable import LinuxHardware
+
 /// A machine with three GPIO chips, as a Raspberry Pi 5 on kernel 6.12 shows them.
 private func piFiveResolver(opened: Locked<[String]>? = nil) -> GPIOChipResolver {
-    let labels = ["/dev/gpiochip0": "pinctrl-rp1", "/dev/gpiochip10": "gpio-brcmstb@107d508500",
-                  "/dev/gpiochip13": "gpio-brcmstb@107d517c00"]
-    return GPIOChipResolver(devicePaths: { ["/dev/gpiochip0", "/dev/gpiochip10", "/dev/gpiochip13"] }) { path in
-        opened?.withLock { $0.append(path) }
-        return labels[path]
-    }
+    let labels = [
+        "/dev/gpiochip0": "pinctrl-rp1", "/dev/gpiochip10": "gpio-brcmstb@107d508500",
+        "/dev/gpiochip13": "gpio-brcmstb@107d517c00"
+    ]
+    return GPIOChipResolver(
+        devicePaths: { ["/dev/gpiochip0", "/dev/gpiochip10", "/dev/gpiochip13"] },
+        label: { path in
+            opened?.withLock { $0.append(path) }
+            return labels[path]
+        })
 }
 
 @Suite struct GPIOChipResolverTests {
     @Test(arguments: [
         ("/dev/gpiochip7", "/dev/gpiochip7"), ("0", "/dev/gpiochip0"), ("13", "/dev/gpiochip13"),
         ("gpiochip10", "/dev/gpiochip10"), ("pinctrl-rp1", "/dev/gpiochip0"), ("header", "/dev/gpiochip0"),
-        ("gpio-brcmstb@107d517c00", "/dev/gpiochip13"),
+        ("gpio-brcmstb@107d517c00", "/dev/gpiochip13")
     ])
     func resolvesEveryForm(specification: String, path: String) {
         #expect(piFiveResolver().resolve(specification) == path)
@@ -32,11 +37,11 @@ private func piFiveResolver(opened: Locked<[String]>? = nil) -> GPIOChipResolver
 
     @Test func headerPrefersThePiFiveLabelThenOlderModels() {
         // A Pi 4: the header chip is not the first device.
-        let piFour = GPIOChipResolver(devicePaths: { ["/dev/gpiochip0", "/dev/gpiochip1"] }) {
-            ["/dev/gpiochip0": "raspberrypi-exp-gpio", "/dev/gpiochip1": "pinctrl-bcm2711"][$0]
-        }
+        let piFour = GPIOChipResolver(
+            devicePaths: { ["/dev/gpiochip0", "/dev/gpiochip1"] },
+            label: { ["/dev/gpiochip0": "raspberrypi-exp-gpio", "/dev/gpiochip1": "pinctrl-bcm2711"][$0] })
         #expect(piFour.resolve("header") == "/dev/gpiochip1")
-        let piThree = GPIOChipResolver(devicePaths: { ["/dev/gpiochip0"] }) { _ in "pinctrl-bcm2835" }
+        let piThree = GPIOChipResolver(devicePaths: { ["/dev/gpiochip0"] }, label: { _ in "pinctrl-bcm2835" })
         #expect(piThree.resolve("header") == "/dev/gpiochip0")
     }
 
@@ -58,9 +63,9 @@ private func piFiveResolver(opened: Locked<[String]>? = nil) -> GPIOChipResolver
     @Test func theCompiledBackendMatchesTheInstalledLibrary() {
         let major = LibGPIODBackend.libraryVersion.split(separator: ".").first.flatMap { Int($0) }
         #if LIBGPIOD2
-        #expect(major == 2)
+            #expect(major == 2)
         #else
-        #expect(major == 1)
+            #expect(major == 1)
         #endif
         #expect(LibGPIOD.major == major)
     }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import CLinuxHardware
 import HardwareAccess
-@testable import LinuxHardware
 import Testing
+
+@testable import LinuxHardware
 
 @Suite struct LinuxI2CBusTests {
     @Test func opensByNumberAndQueriesTheAdapter() throws {
@@ -19,10 +20,11 @@ import Testing
         let bus = try LinuxI2CBus("/dev/i2c-1", system: system)
         let value = try bus.readRegister(0x00, at: .drv2605)
         #expect(value == 0xE0)
-        #expect(Array(system.calls.dropFirst(2)) == [
-            .ioctlValue(request: LinuxI2CConstants.slave, value: 0x5A),
-            .rdwr([.init(address: 0x5A, read: false, bytes: [0x00]), .init(address: 0x5A, read: true, bytes: [0])]),
-        ])
+        #expect(
+            Array(system.calls.dropFirst(2)) == [
+                .ioctlValue(request: LinuxI2CConstants.slave, value: 0x5A),
+                .rdwr([.init(address: 0x5A, read: false, bytes: [0x00]), .init(address: 0x5A, read: true, bytes: [0])])
+            ])
         #expect(LinuxI2CConstants.slave == 0x0703)
         #expect(LinuxI2CConstants.rdwr == 0x0707)
     }
@@ -32,11 +34,12 @@ import Testing
         let bus = try LinuxI2CBus("/dev/i2c-1", system: system)
         try bus.write(to: .drv2605, [0x04, 1, 2, 3, 4, 5, 6, 7, 8])
         try bus.write(to: .drv2605, [0x0C, 0x01])
-        #expect(Array(system.calls.dropFirst(2)) == [
-            .ioctlValue(request: LinuxI2CConstants.slave, value: 0x5A),
-            .rdwr([.init(address: 0x5A, read: false, bytes: [0x04, 1, 2, 3, 4, 5, 6, 7, 8])]),
-            .rdwr([.init(address: 0x5A, read: false, bytes: [0x0C, 0x01])]),
-        ])
+        #expect(
+            Array(system.calls.dropFirst(2)) == [
+                .ioctlValue(request: LinuxI2CConstants.slave, value: 0x5A),
+                .rdwr([.init(address: 0x5A, read: false, bytes: [0x04, 1, 2, 3, 4, 5, 6, 7, 8])]),
+                .rdwr([.init(address: 0x5A, read: false, bytes: [0x0C, 0x01])])
+            ])
     }
 
     @Test func eachAddressIsCheckedOnceWithI2CRDWRButReselectedForSMBus() throws {
@@ -81,14 +84,14 @@ import Testing
 
     @Test func notAnAdapterIsReportedAsNoSuchBus() {
         let system = MockSystemCalls()
-        system.failures[.funcs] = [25] // ENOTTY
+        system.failures[.funcs] = [25]  // ENOTTY
         #expect(throws: I2CError.self) { try LinuxI2CBus("/dev/null", system: system) }
         #expect(system.calls.last == .close(7))
     }
 
     @Test func kernelDriverBoundGivesAddressInUseWithUnbindHint() throws {
         let system = MockSystemCalls()
-        system.failures[.slave] = [16] // EBUSY
+        system.failures[.slave] = [16]  // EBUSY
         let bus = try LinuxI2CBus("/dev/i2c-1", system: system)
         do {
             try bus.write(to: .drv2605, [0x0C, 0x01])
@@ -175,7 +178,7 @@ import Testing
 
     @Test(arguments: [
         (CInt(2), true, GPIOError.Kind.noSuchChip), (2, false, .noSuchLine), (16, false, .lineBusy),
-        (13, false, .permissionDenied), (1, true, .permissionDenied),
+        (13, false, .permissionDenied), (1, true, .permissionDenied)
     ])
     func requestErrnoMapping(errno: CInt, chipMissing: Bool, kind: GPIOError.Kind) {
         let backend = MockGPIOBackend()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CLinuxHardware
 import HardwareAccess
+
 @testable import LinuxHardware
 
 /// A scripted `LinuxSystemCalls`: records every call with its decoded arguments and fails the

@@ -11,7 +11,7 @@ public func fuzzCalibrationStore(_ data: UnsafePointer<UInt8>, _ count: Int) -> 
     guard let records = try? CalibrationStore.decode(Data(bytes: data, count: count), path: "fuzz.json") else { return 0 }
     let configurations = [
         try? DRV2605Configuration(.typicalLRA),
-        try? DRV2605Configuration(.typicalERM),
+        try? DRV2605Configuration(.typicalERM)
     ].compactMap { $0 }
     for record in records {
         for configuration in configurations where record.fits(configuration) {

@@ -13,8 +13,9 @@ public func fuzzPolicyFile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     precondition(policy.selectionMinimumIntervalSeconds.isFinite && policy.selectionMinimumIntervalSeconds >= 0)
     let app = HapticsPolicy()
     let combined = app.combined(with: policy)
-    precondition(combined.intensityScale <= app.intensityScale && combined.maximumFeedbackPerSecond <= app.maximumFeedbackPerSecond
-                 && (!combined.enabled || app.enabled), "the system policy made haptics louder")
+    precondition(
+        combined.intensityScale <= app.intensityScale && combined.maximumFeedbackPerSecond <= app.maximumFeedbackPerSecond
+            && (!combined.enabled || app.enabled), "the system policy made haptics louder")
     return 0
 }
 

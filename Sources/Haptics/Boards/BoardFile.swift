@@ -108,8 +108,9 @@ public struct BoardFile: Sendable, Equatable {
     public func actuator(named name: String?) throws(BoardFileError) -> Actuator {
         let wanted = name ?? defaultActuator
         guard let found = actuators.first(where: { $0.name == wanted }) else {
-            throw BoardFileError(file: path, field: "actuators", problem: "has no actuator named '\(wanted)'",
-                                 allowed: actuators.map(\.name).joined(separator: ", "))
+            throw BoardFileError(
+                file: path, field: "actuators", problem: "has no actuator named '\(wanted)'",
+                allowed: actuators.map(\.name).joined(separator: ", "))
         }
         return found
     }
@@ -185,8 +186,9 @@ extension BoardFile {
             let candidate = "\(directory)/\(nameOrPath).json"
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
         }
-        throw BoardFileError(file: nameOrPath, field: "name", problem: "is not a known board",
-                             allowed: knownBoards().map(\.name).joined(separator: ", "))
+        throw BoardFileError(
+            file: nameOrPath, field: "name", problem: "is not a known board",
+            allowed: knownBoards().map(\.name).joined(separator: ", "))
     }
 
     /// Every board file found in the search directories (first of each name wins).
@@ -249,8 +251,9 @@ extension BoardFile {
         }
         let defaultActuator = try reader.optionalString(top["defaultActuator"], "defaultActuator") ?? actuators[0].name
         guard actuators.contains(where: { $0.name == defaultActuator }) else {
-            throw BoardFileError(file: path, field: "defaultActuator", problem: "is '\(defaultActuator)'",
-                                 allowed: actuators.map(\.name).joined(separator: ", "))
+            throw BoardFileError(
+                file: path, field: "defaultActuator", problem: "is '\(defaultActuator)'",
+                allowed: actuators.map(\.name).joined(separator: ", "))
         }
 
         let driverList = try reader.array(top["drivers"], "drivers")
@@ -271,14 +274,16 @@ extension BoardFile {
             let object = try reader.object(overrides, "feedback")
             for key in object.keys.sorted() {
                 guard let kind = FeedbackKind.all.first(where: { $0.name == key }) else {
-                    throw BoardFileError(file: path, field: "feedback.\(key)", problem: "is not a feedback",
-                                         allowed: FeedbackKind.all.map(\.name).joined(separator: ", "))
+                    throw BoardFileError(
+                        file: path, field: "feedback.\(key)", problem: "is not a feedback",
+                        allowed: FeedbackKind.all.map(\.name).joined(separator: ", "))
                 }
                 feedback[kind] = try reader.sequence(object[key], "feedback.\(key)")
             }
         }
-        return BoardFile(path: path, name: name, description: description, supplyVolts: supply, actuators: actuators,
-                         defaultActuator: defaultActuator, drivers: drivers, feedback: feedback)
+        return BoardFile(
+            path: path, name: name, description: description, supplyVolts: supply, actuators: actuators,
+            defaultActuator: defaultActuator, drivers: drivers, feedback: feedback)
     }
 }
 
@@ -359,12 +364,14 @@ struct FieldReader {
         let specification: ActuatorSpecification
         switch type.lowercased() {
         case "lra":
-            specification = .lra(ratedVrms: try number(object["ratedVrms"], "\(field).ratedVrms"),
-                                 maximumVrms: try number(object["maximumVrms"], "\(field).maximumVrms"),
-                                 resonantHz: try number(object["resonantHz"], "\(field).resonantHz"))
+            specification = .lra(
+                ratedVrms: try number(object["ratedVrms"], "\(field).ratedVrms"),
+                maximumVrms: try number(object["maximumVrms"], "\(field).maximumVrms"),
+                resonantHz: try number(object["resonantHz"], "\(field).resonantHz"))
         case "erm":
-            specification = .erm(ratedVolts: try number(object["ratedVolts"], "\(field).ratedVolts"),
-                                 maximumVolts: try number(object["maximumVolts"], "\(field).maximumVolts"))
+            specification = .erm(
+                ratedVolts: try number(object["ratedVolts"], "\(field).ratedVolts"),
+                maximumVolts: try number(object["maximumVolts"], "\(field).maximumVolts"))
         default:
             throw fail("\(field).type", "is '\(type)'", "lra, erm")
         }
@@ -380,8 +387,9 @@ struct FieldReader {
             guard let parsed = LoopMode(rawValue: text.lowercased()) else { throw fail("\(field).loop", "is '\(text)'", "closed, open") }
             loop = parsed
         }
-        return BoardFile.Actuator(name: name, specification: specification, library: library, loop: loop,
-                                  description: try optionalString(object["description"], "\(field).description"))
+        return BoardFile.Actuator(
+            name: name, specification: specification, library: library, loop: loop,
+            description: try optionalString(object["description"], "\(field).description"))
     }
 
     func driver(_ value: Any?, index: Int, defaultBus: String) throws(BoardFileError) -> BoardFile.Driver {
@@ -417,10 +425,11 @@ struct FieldReader {
             }
             calibration = policy
         }
-        return BoardFile.Driver(name: name, bus: bus, address: address, part: part,
-                                enable: try line(object["enable"], "\(field).enable"),
-                                trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux,
-                                calibration: calibration)
+        return BoardFile.Driver(
+            name: name, bus: bus, address: address, part: part,
+            enable: try line(object["enable"], "\(field).enable"),
+            trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux,
+            calibration: calibration)
     }
 
     func sequence(_ value: Any?, _ field: String) throws(BoardFileError) -> WaveformSequence {

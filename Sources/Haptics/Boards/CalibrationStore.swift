@@ -1,12 +1,13 @@
-// SPDX-License-Identifier: Apache-2.0
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import DRV2605
 import Foundation
 import HardwareAccess
+
+// SPDX-License-Identifier: Apache-2.0
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One saved auto-calibration: the results and the inputs they are valid for.
 public struct CalibrationRecord: Codable, Equatable, Sendable {

@@ -79,14 +79,17 @@ public final class HapticBoard {
     /// Opens the board's chips on `hardware`: buses and lines requested, every chip started and
     /// configured. Throws the first error with what to check (a bus that does not exist, a chip
     /// that does not answer, a line another program holds).
-    public static func open(_ file: BoardFile, hardware: any HardwareProvider, clock: any HapticClock = SystemClock.shared,
-                            options: Options = Options()) throws -> HapticBoard {
+    public static func open(
+        _ file: BoardFile, hardware: any HardwareProvider, clock: any HapticClock = SystemClock.shared,
+        options: Options = Options()
+    ) throws -> HapticBoard {
         let preset = try file.actuator(named: options.actuator)
         let configuration = try file.configuration(actuator: preset.name)
         let drivers = try (options.drivers ?? file.drivers.map(\.name)).map { name throws(BoardFileError) -> BoardFile.Driver in
             guard let driver = file.drivers.first(where: { $0.name == name }) else {
-                throw BoardFileError(file: file.path, field: "drivers", problem: "has no driver '\(name)'",
-                                     allowed: file.drivers.map(\.name).joined(separator: ", "))
+                throw BoardFileError(
+                    file: file.path, field: "drivers", problem: "has no driver '\(name)'",
+                    allowed: file.drivers.map(\.name).joined(separator: ", "))
             }
             return driver
         }
@@ -97,8 +100,9 @@ public final class HapticBoard {
         var chips: [Chip] = []
         for driver in drivers {
             let busPath = I2CBusPath.resolve(driver.bus)
-            let key = CalibrationStore.key(bus: options.calibrationNamespace + busPath, address: driver.address,
-                                           mux: driver.mux, actuator: preset.specification)
+            let key = CalibrationStore.key(
+                bus: options.calibrationNamespace + busPath, address: driver.address,
+                mux: driver.mux, actuator: preset.specification)
             let policy = options.calibrationPolicy ?? driver.calibration
             var chipConfiguration = configuration
             if policy == .openLoop { chipConfiguration.loop = .open }
@@ -126,9 +130,10 @@ public final class HapticBoard {
             var chipOptions = engineOptions
             chipOptions.driver.triggerPinMode = driver.triggerMode
             let start = { (configuration: DRV2605Configuration) throws -> HapticEngine in
-                try HapticEngine(bus: bus, address: driver.address, configuration: configuration, enableLine: enable,
-                                 triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
-                                 observer: options.observer)
+                try HapticEngine(
+                    bus: bus, address: driver.address, configuration: configuration, enableLine: enable,
+                    triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
+                    observer: options.observer)
             }
             var engine = try start(chipConfiguration)
             if let expected = driver.part, engine.capabilities.part != expected {
@@ -140,26 +145,30 @@ public final class HapticBoard {
             if fromOTP { source = "the chip's programmed OTP (none saved)" }
             if started.loop == .open, policy != .openLoop { source = "none needed: open loop" }
             if !options.appliesCalibrationPolicy, started.loop == .closed, started.calibration == nil {
-                source = "none saved (calibration policy \(policy): "
+                source =
+                    "none saved (calibration policy \(policy): "
                     + (policy == .auto ? "the next start-up that plays calibrates" : policy == .saved ? "playing is refused until 'haptic calibrate'" : "open loop") + ")"
             }
             if options.appliesCalibrationPolicy, started.loop == .closed, started.calibration == nil {
                 switch policy {
                 case .openLoop:
-                    break   // set open loop above
+                    break  // set open loop above
                 case .saved:
                     throw CalibrationRequiredError(driver: driver.name, board: file.name)
                 case .auto:
                     do {
                         let values = try engine.withDriver { try $0.calibrate() }
                         chipConfiguration = try engine.withDriver { $0.configuration }
-                        var note = String(format: "no saved calibration: auto-calibrated at start-up (A_CAL_COMP 0x%02X, A_CAL_BEMF 0x%02X)",
-                                          values.compensation, values.backEMF)
+                        var note = String(
+                            format: "no saved calibration: auto-calibrated at start-up (A_CAL_COMP 0x%02X, A_CAL_BEMF 0x%02X)",
+                            values.compensation, values.backEMF)
                         source = "calibrated at start-up (none was saved)"
                         if let store = options.calibrations {
                             do {
-                                try store.save(CalibrationRecord(key: key, part: engine.capabilities.part, configuration: started,
-                                                                 values: values, calibratedAt: Date()))
+                                try store.save(
+                                    CalibrationRecord(
+                                        key: key, part: engine.capabilities.part, configuration: started,
+                                        values: values, calibratedAt: Date()))
                                 note += ", saved to \(store.path)"
                                 source += ", saved to \(store.path)"
                             } catch {
@@ -174,8 +183,9 @@ public final class HapticBoard {
                         chipConfiguration.calibration = nil
                         engine = try start(chipConfiguration)
                         source = "none: auto-calibration at start-up failed, so open loop"
-                        options.warn("\(driver.name): auto-calibration at start-up failed (\(error)): driving open loop; "
-                                     + "check that the actuator is wired and mounted, then run 'haptic calibrate'")
+                        options.warn(
+                            "\(driver.name): auto-calibration at start-up failed (\(error)): driving open loop; "
+                                + "check that the actuator is wired and mounted, then run 'haptic calibrate'")
                     }
                 }
             }
@@ -184,7 +194,8 @@ public final class HapticBoard {
         // Every chip behind one switch: one GO write through all their channels starts them at once.
         let engines = chips.map(\.engine)
         if chips.count > 1, switches.count == 1, let front = switches.values.first,
-           drivers.allSatisfy({ $0.mux != nil && $0.address == drivers[0].address }) {
+            drivers.allSatisfy({ $0.mux != nil && $0.address == drivers[0].address })
+        {
             let mask = drivers.compactMap(\.mux?.channel).reduce(UInt8(0)) { $0 | (UInt8(1) << UInt8($1)) }
             let target = drivers[0].address
             let group = HapticGroup(engines: engines, clock: clock) { try front.broadcast(to: target, Register.go.write(1), mask: mask) }
@@ -208,13 +219,17 @@ extension BoardFile {
     /// first start-up, saved, restored after) that a bare `HapticEngine` does not apply.
     public static func single(bus: String = "/dev/i2c-1", address: I2CAddress = .drv2605, actuator: ActuatorSpecification) -> BoardFile {
         let name = actuator.type.rawValue
-        return BoardFile(path: "(no board file)", name: "single \(actuator.type) breakout", description: "one DRV2605 with an \(actuator.type)",
-                         supplyVolts: 5.0,
-                         actuators: [Actuator(name: name, specification: actuator, library: actuator.type == .erm ? .ermB : nil,
-                                              loop: nil, description: nil)],
-                         defaultActuator: name,
-                         drivers: [Driver(name: "main", bus: bus, address: address, part: nil, enable: nil, trigger: nil, mux: nil)],
-                         feedback: [:])
+        return BoardFile(
+            path: "(no board file)", name: "single \(actuator.type) breakout", description: "one DRV2605 with an \(actuator.type)",
+            supplyVolts: 5.0,
+            actuators: [
+                Actuator(
+                    name: name, specification: actuator, library: actuator.type == .erm ? .ermB : nil,
+                    loop: nil, description: nil)
+            ],
+            defaultActuator: name,
+            drivers: [Driver(name: "main", bus: bus, address: address, part: nil, enable: nil, trigger: nil, mux: nil)],
+            feedback: [:])
     }
 }
 

@@ -116,7 +116,8 @@ final class EngineCore {
             return drop(label, .turnedOff(policyFile: HapticsPolicy.defaultPath))
         }
         if selection, let last = lastSelection,
-           now.duration(since: last).secondsDouble < options.policy.selectionMinimumIntervalSeconds {
+            now.duration(since: last).secondsDouble < options.policy.selectionMinimumIntervalSeconds
+        {
             return drop(label, .coalesced)
         }
         recentTriggers.removeAll { now.duration(since: $0) >= .seconds(1) }
@@ -129,7 +130,7 @@ final class EngineCore {
         do {
             switch plan {
             case let .rom(sequence):
-                noteAwake(true) // from the wake, so the wake delay before GO counts as awake
+                noteAwake(true)  // from the wake, so the wake delay before GO counts as awake
                 try driver.play(sequence)
                 let start = max(now, clock.now)
                 busyUntil = start.advanced(by: sequence.estimatedDuration)
@@ -161,8 +162,9 @@ final class EngineCore {
     /// a full-strength ROM plan, loaded, awake and waiting for a GO (not an IN/TRIG edge).
     func readyForBroadcast(_ feedback: Feedback) -> Bool {
         guard options.policy.enabled, !isBusy, driver.power == .ready, driver.mode == .internalTrigger,
-              case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale),
-              let slots = driver.loadedSlots else { return false }
+            case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale),
+            let slots = driver.loadedSlots
+        else { return false }
         return sequence.matches(slots: slots)
     }
 
@@ -205,7 +207,7 @@ final class EngineCore {
             }
             noteAwake(true)
         } catch {
-            recover("prepare(\(feedback))", error) // not a drop: nothing was asked to play yet
+            recover("prepare(\(feedback))", error)  // not a drop: nothing was asked to play yet
         }
         lastActivity = now
     }

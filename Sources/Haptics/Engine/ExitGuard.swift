@@ -1,7 +1,7 @@
-// SPDX-License-Identifier: Apache-2.0
-import HardwareAccess
 import Dispatch
 import Foundation
+// SPDX-License-Identifier: Apache-2.0
+import HardwareAccess
 
 /// Stops every engine's actuator when the process ends: on SIGINT and SIGTERM (then exits with
 /// 130) and on a normal `exit()`.
@@ -48,7 +48,7 @@ public enum ExitGuard {
                 let failed = stopAll()
                 // What was printed so far (a bus trace, say, whose last lines are the stop writes)
                 // must not be lost to _exit.
-                fflush(nil) // every output stream; nil avoids touching the global `stdout`
+                fflush(nil)  // every output stream; nil avoids touching the global `stdout`
                 let name = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "haptics"
                 if failed > 0 {
                     FileHandle.standardError.write(Data("\(name): interrupted; could not stop \(failed) chip(s): see the error above\n".utf8))

@@ -104,20 +104,24 @@ public final class HapticEngine: Sendable {
     /// closed-loop configuration without `calibration` drives on the chip's reset values for
     /// A_CAL_COMP and A_CAL_BEMF. `HapticBoard.open` (with `BoardFile.single` for one breakout)
     /// applies a `CalibrationPolicy` on top: calibrated at the first start-up, saved, restored.
-    public init(bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
-                enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
-                clock: any HapticClock = SystemClock.shared, options: Options = Options(),
-                logger: Logger = Logger(label: "haptics"),
-                observer: ((BusTransaction) -> Void)? = nil) throws(DRV2605Error) {
+    public init(
+        bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
+        enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
+        clock: any HapticClock = SystemClock.shared, options: Options = Options(),
+        logger: Logger = Logger(label: "haptics"),
+        observer: ((BusTransaction) -> Void)? = nil
+    ) throws(DRV2605Error) {
         self.clock = clock
         let monitored = MonitoredBus(bus, clock: clock, observer: observer)
-        let driver = DRV2605Driver(bus: monitored, address: address, configuration: configuration,
-                                  enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: options.driver)
+        let driver = DRV2605Driver(
+            bus: monitored, address: address, configuration: configuration,
+            enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: options.driver)
         let part = try driver.start()
-        capabilities = Capabilities(supportsHaptics: true, part: part, actuator: configuration.actuator,
-                                    library: configuration.library, loop: configuration.loop,
-                                    supportsRealTimePlayback: true, hasTriggerPin: triggerLine != nil,
-                                    hasEnablePin: enableLine != nil)
+        capabilities = Capabilities(
+            supportsHaptics: true, part: part, actuator: configuration.actuator,
+            library: configuration.library, loop: configuration.loop,
+            supportsRealTimePlayback: true, hasTriggerPin: triggerLine != nil,
+            hasEnablePin: enableLine != nil)
         let mapping = options.mapping ?? FeedbackMapping.standard(for: configuration.actuator)
         var options = options
         if options.readsSystemPolicy {
@@ -228,7 +232,7 @@ public final class HapticEngine: Sendable {
     public var mapping: FeedbackMapping { withCore { $0.mapping } }
     /// The policy in force (the app's combined with the system's).
     public var policy: HapticsPolicy {
-        get { withCore { $0.options.policy } }
+        withCore { $0.options.policy }
     }
     /// Replaces the policy (e.g. a settings screen's haptics switch); it is not combined again.
     public func setPolicy(_ policy: HapticsPolicy) { withCore { $0.options.policy = policy } }
@@ -252,7 +256,7 @@ public final class HapticEngine: Sendable {
     func withExclusive<T>(_ token: UInt64, _ body: (DRV2605Driver) throws -> T) throws -> T? {
         try core.withLock { core in
             guard core.owns(token) else { return nil }
-            defer { core.noteAwake(core.driver.power == .ready) } // a pattern's time counts as awake
+            defer { core.noteAwake(core.driver.power == .ready) }  // a pattern's time counts as awake
             return try body(core.driver)
         }
     }

@@ -44,7 +44,8 @@ public struct HapticsPolicy: Sendable, Codable, Equatable {
             var policy = try JSONDecoder().decode(HapticsPolicy.self, from: data)
             policy.intensityScale = policy.intensityScale.isFinite ? min(1, max(0, policy.intensityScale)) : 1
             policy.maximumFeedbackPerSecond = max(1, policy.maximumFeedbackPerSecond)
-            policy.selectionMinimumIntervalSeconds = policy.selectionMinimumIntervalSeconds.isFinite
+            policy.selectionMinimumIntervalSeconds =
+                policy.selectionMinimumIntervalSeconds.isFinite
                 ? min(10, max(0, policy.selectionMinimumIntervalSeconds)) : 0.025
             return policy
         } catch {

@@ -42,9 +42,11 @@ public struct HapticPattern: Sendable, Equatable {
         public var followsIntensityControl: Bool
 
         /// An event with Core Haptics' defaults for what is not given.
-        public init(type: EventType, time: Double, duration: Double = 0, intensity: Double = 1, sharpness: Double = 0.5,
-                    attackTime: Double = 0, decayTime: Double = 0, releaseTime: Double = 0, sustained: Bool = true,
-                    audioParameters: [String: Double] = [:], waveformPath: String? = nil, followsIntensityControl: Bool = true) {
+        public init(
+            type: EventType, time: Double, duration: Double = 0, intensity: Double = 1, sharpness: Double = 0.5,
+            attackTime: Double = 0, decayTime: Double = 0, releaseTime: Double = 0, sustained: Bool = true,
+            audioParameters: [String: Double] = [:], waveformPath: String? = nil, followsIntensityControl: Bool = true
+        ) {
             self.followsIntensityControl = followsIntensityControl
             self.type = type
             self.time = time
@@ -162,7 +164,10 @@ public struct HapticPattern: Sendable, Equatable {
             guard let first = curve.points.first else { continue }
             let local = time - curve.time
             scheduled = curve.time
-            if local <= first.time { value = first.value; continue }
+            if local <= first.time {
+                value = first.value
+                continue
+            }
             value = curve.points.last?.value ?? first.value
             for (a, b) in zip(curve.points, curve.points.dropFirst()) where local >= a.time && local <= b.time {
                 let span = b.time - a.time

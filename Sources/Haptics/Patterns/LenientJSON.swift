@@ -80,7 +80,10 @@ struct LenientJSONReader {
     }
 
     private mutating func skipByteOrderMark() {
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3; lineStart = 3 }
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            index = 3
+            lineStart = 3
+        }
     }
 
     private mutating func skipWhitespace() {
@@ -107,7 +110,10 @@ struct LenientJSONReader {
             skipWhitespace()
             while true {
                 guard index < bytes.count else { throw error("unexpected end of file inside an object") }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    break
+                }
                 guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key or '}'") }
                 let key = try string()
                 skipWhitespace()
@@ -119,7 +125,7 @@ struct LenientJSONReader {
                 guard index < bytes.count else { throw error("unexpected end of file inside an object") }
                 if bytes[index] == UInt8(ascii: ",") {
                     index += 1
-                    skipWhitespace() // a trailing comma before '}' is accepted
+                    skipWhitespace()  // a trailing comma before '}' is accepted
                 } else if bytes[index] != UInt8(ascii: "}") {
                     throw error("expected ',' or '}' in an object")
                 }
@@ -131,13 +137,16 @@ struct LenientJSONReader {
             skipWhitespace()
             while true {
                 guard index < bytes.count else { throw error("unexpected end of file inside an array") }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    break
+                }
                 elements.append(try value(depth: depth + 1))
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of file inside an array") }
                 if bytes[index] == UInt8(ascii: ",") {
                     index += 1
-                    skipWhitespace() // a trailing comma before ']' is accepted
+                    skipWhitespace()  // a trailing comma before ']' is accepted
                 } else if bytes[index] != UInt8(ascii: "]") {
                     throw error("expected ',' or ']' in an array")
                 }
@@ -173,19 +182,28 @@ struct LenientJSONReader {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         var digits = 0
-        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1; digits += 1 }
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            index += 1
+            digits += 1
+        }
         guard digits > 0 else { throw error("a number needs digits") }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             var fraction = 0
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1; fraction += 1 }
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                index += 1
+                fraction += 1
+            }
             guard fraction > 0 else { throw error("a number needs digits after the decimal point") }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             var exponent = 0
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1; exponent += 1 }
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                index += 1
+                exponent += 1
+            }
             guard exponent > 0 else { throw error("a number needs digits in its exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -194,7 +212,7 @@ struct LenientJSONReader {
     }
 
     private mutating func string() throws(JSONSyntaxError) -> String {
-        index += 1 // opening quote
+        index += 1  // opening quote
         var scalars: [UInt8] = []
         while true {
             guard index < bytes.count else { throw error("unterminated string") }

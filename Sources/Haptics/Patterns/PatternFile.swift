@@ -93,8 +93,10 @@ public enum PatternFileReader {
     }
 
     /// Parses file contents; `.haptic` content is recognised by its `signals` key as well.
-    public static func parse(_ bytes: [UInt8], file: String, isMeta: Bool? = nil, curveTimes: CurveTimeOption = .automatic,
-                             limits: PatternFileLimits = .init()) throws(PatternFileError) -> PatternDocument {
+    public static func parse(
+        _ bytes: [UInt8], file: String, isMeta: Bool? = nil, curveTimes: CurveTimeOption = .automatic,
+        limits: PatternFileLimits = .init()
+    ) throws(PatternFileError) -> PatternDocument {
         guard bytes.count <= limits.maximumBytes else {
             throw PatternFileError(file: file, path: "", message: "the file is \(bytes.count) bytes; the limit is \(limits.maximumBytes)")
         }
@@ -151,11 +153,15 @@ struct PathReader {
 
 /// AHAP: `{ "Version": 1.0, "Pattern": [ { "Event": {…} }, { "Parameter": {…} }, { "ParameterCurve": {…} } ] }`.
 enum AHAPReader {
-    static let eventParameterIDs: Set<String> = ["HapticIntensity", "HapticSharpness", "AttackTime", "DecayTime", "ReleaseTime",
-                                                 "Sustained", "AudioVolume", "AudioPan", "AudioPitch", "AudioBrightness"]
+    static let eventParameterIDs: Set<String> = [
+        "HapticIntensity", "HapticSharpness", "AttackTime", "DecayTime", "ReleaseTime",
+        "Sustained", "AudioVolume", "AudioPan", "AudioPitch", "AudioBrightness"
+    ]
 
-    static func read(_ root: JSONValue, reader: PathReader, option: PatternFileReader.CurveTimeOption,
-                     limits: PatternFileLimits) throws(PatternFileError) -> PatternDocument {
+    static func read(
+        _ root: JSONValue, reader: PathReader, option: PatternFileReader.CurveTimeOption,
+        limits: PatternFileLimits
+    ) throws(PatternFileError) -> PatternDocument {
         var warnings: [String] = []
         let top = try reader.object(root, "(top level)")
         if let version = root["Version"] {
@@ -188,8 +194,9 @@ enum AHAPReader {
                     _ = try reader.object(value, elementPath)
                     let typeName = try reader.string(value["EventType"], "\(elementPath).EventType")
                     guard let type = HapticPattern.EventType(rawValue: typeName) else {
-                        throw reader.fail("\(elementPath).EventType", value["EventType"],
-                                          "unknown event type '\(typeName)' (allowed: \(HapticPattern.EventType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                        throw reader.fail(
+                            "\(elementPath).EventType", value["EventType"],
+                            "unknown event type '\(typeName)' (allowed: \(HapticPattern.EventType.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
                     let time = try value["Time"] == nil ? 0 : reader.time(value["Time"], "\(elementPath).Time", limit: limits.maximumPatternSeconds)
                     var duration = try reader.optionalNumber(value["EventDuration"], "\(elementPath).EventDuration") ?? 0
@@ -234,8 +241,9 @@ enum AHAPReader {
                     guard let (id, time) = try dynamicParameter(value, elementPath, reader, limits, &warnings) else { continue }
                     let pointList = try reader.array(value["ParameterCurveControlPoints"], "\(elementPath).ParameterCurveControlPoints")
                     guard pointList.count <= limits.maximumControlPoints else {
-                        throw reader.fail("\(elementPath).ParameterCurveControlPoints", value["ParameterCurveControlPoints"],
-                                          "has \(pointList.count) points; the limit is \(limits.maximumControlPoints)")
+                        throw reader.fail(
+                            "\(elementPath).ParameterCurveControlPoints", value["ParameterCurveControlPoints"],
+                            "has \(pointList.count) points; the limit is \(limits.maximumControlPoints)")
                     }
                     if pointList.count > 16 { warnings.append("\(elementPath): \(pointList.count) control points; Core Haptics takes 16 per curve") }
                     var points: [HapticPattern.ParameterCurve.Point] = []
@@ -275,19 +283,23 @@ enum AHAPReader {
                 return shifted
             }
             if option == .automatic {
-                warnings.append("curve control-point times look absolute (each curve's first point is at the curve's Time); read as absolute. Use --curve-times relative to override")
+                warnings.append(
+                    "curve control-point times look absolute (each curve's first point is at the curve's Time); read as absolute. Use --curve-times relative to override")
             }
         }
-        return PatternDocument(pattern: HapticPattern(events: events, parameters: parameters, curves: curves),
-                               format: .ahap, curveTimes: convention, warnings: warnings)
+        return PatternDocument(
+            pattern: HapticPattern(events: events, parameters: parameters, curves: curves),
+            format: .ahap, curveTimes: convention, warnings: warnings)
     }
 }
 
 extension AHAPReader {
     /// The ParameterID and Time shared by Parameter and ParameterCurve elements; `nil` (with a
     /// warning) for an ID this reader does not know, which is ignored like any unknown key.
-    static func dynamicParameter(_ value: JSONValue, _ path: String, _ reader: PathReader, _ limits: PatternFileLimits,
-                                 _ warnings: inout [String]) throws(PatternFileError) -> (HapticPattern.ParameterID, Double)? {
+    static func dynamicParameter(
+        _ value: JSONValue, _ path: String, _ reader: PathReader, _ limits: PatternFileLimits,
+        _ warnings: inout [String]
+    ) throws(PatternFileError) -> (HapticPattern.ParameterID, Double)? {
         _ = try reader.object(value, path)
         let idName = try reader.string(value["ParameterID"], "\(path).ParameterID")
         guard let id = HapticPattern.ParameterID(rawValue: idName) else {
@@ -311,9 +323,11 @@ public enum AHAPWriter {
         }
         var elements: [String] = []
         for event in pattern.events {
-            var parameters = [parameter("HapticIntensity", event.intensity), parameter("HapticSharpness", event.sharpness),
-                              parameter("AttackTime", event.attackTime), parameter("DecayTime", event.decayTime),
-                              parameter("ReleaseTime", event.releaseTime), parameter("Sustained", event.sustained ? 1 : 0)]
+            var parameters = [
+                parameter("HapticIntensity", event.intensity), parameter("HapticSharpness", event.sharpness),
+                parameter("AttackTime", event.attackTime), parameter("DecayTime", event.decayTime),
+                parameter("ReleaseTime", event.releaseTime), parameter("Sustained", event.sustained ? 1 : 0)
+            ]
             parameters += event.audioParameters.keys.sorted().compactMap { key in event.audioParameters[key].map { parameter(key, $0) } }
             var fields = ["\"Time\": \(number(event.time))", "\"EventType\": \"\(event.type.rawValue)\""]
             if event.type != .hapticTransient || event.duration > 0 { fields.append("\"EventDuration\": \(number(event.duration))") }
@@ -329,8 +343,9 @@ public enum AHAPWriter {
         }
         for curve in pattern.curves {
             let points = curve.points.map { "{ \"Time\": \(number($0.time)), \"ParameterValue\": \(number($0.value)) }" }
-            elements.append("    { \"ParameterCurve\": { \"ParameterID\": \"\(curve.id.rawValue)\", \"Time\": \(number(curve.time)),\n        \"ParameterCurveControlPoints\": [ "
-                            + points.joined(separator: ", ") + " ] } }")
+            elements.append(
+                "    { \"ParameterCurve\": { \"ParameterID\": \"\(curve.id.rawValue)\", \"Time\": \(number(curve.time)),\n        \"ParameterCurveControlPoints\": [ "
+                    + points.joined(separator: ", ") + " ] } }")
         }
         return "{\n  \"Version\": 1.0,\n  \"Pattern\": [\n" + elements.joined(separator: ",\n") + "\n  ]\n}\n"
     }
@@ -372,8 +387,10 @@ enum MetaHapticReader {
                 let frequency = try reader.number(emphasis["frequency"], "\(path).emphasis.frequency")
                 if emphasisAmplitude < value { warnings.append("\(path).emphasis.amplitude is below the envelope (\(emphasisAmplitude) < \(value))") }
                 // The emphasis has its own amplitude: exempt from the envelope's intensity control.
-                transients.append(.init(type: .hapticTransient, time: time, intensity: min(1, max(0, emphasisAmplitude)),
-                                        sharpness: min(1, max(0, frequency)), followsIntensityControl: false))
+                transients.append(
+                    .init(
+                        type: .hapticTransient, time: time, intensity: min(1, max(0, emphasisAmplitude)),
+                        sharpness: min(1, max(0, frequency)), followsIntensityControl: false))
             }
         }
         var frequency: [HapticPattern.ParameterCurve.Point] = []

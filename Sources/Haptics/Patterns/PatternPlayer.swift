@@ -222,7 +222,10 @@ public final class PatternPlayer: Sendable {
                 let began: Void? = try engine.withExclusive(token) { driver in
                     if pattern.mode == .realTime { try driver.beginRealTimePlayback() } else { try driver.wake() }
                 }
-                if began == nil { finish(.preempted); return nil }
+                if began == nil {
+                    finish(.preempted)
+                    return nil
+                }
             } catch {
                 engine.endExclusive(token)
                 finish(.failed(String(describing: error)))
@@ -258,8 +261,10 @@ public final class PatternPlayer: Sendable {
         }
         // Lateness is taken when the level reaches the bus (after the write), or at the decision
         // when there is nothing to write: what the actuator sees, not when the player woke.
-        enum Work { case write(UInt64, Double, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
-                    loop(UInt64), end, wait(ClockInstant), none }
+        enum Work {
+            case write(UInt64, Double, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
+                loop(UInt64), end, wait(ClockInstant), none
+        }
         let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
         let work: Work = state.withLock { state in
             guard case .playing = state.status, let token = state.token else { return .none }
@@ -300,7 +305,10 @@ public final class PatternPlayer: Sendable {
             return nil
         case let .loop(token):
             let stillOwner = (try? engine.withExclusive(token) { _ in true }) ?? nil
-            guard stillOwner != nil else { finish(.preempted); return nil }
+            guard stillOwner != nil else {
+                finish(.preempted)
+                return nil
+            }
             state.withLock { state in
                 state.origin = now
                 state.originOffset = 0
@@ -317,11 +325,16 @@ public final class PatternPlayer: Sendable {
 
     /// One write to the chip while `token` still owns it, timed against `target`; the player ends
     /// as preempted when the token was taken back, or failed when the write failed.
-    private func writeOwned(_ token: UInt64, target: ClockInstant, then next: ClockInstant,
-                            _ write: (DRV2605Driver) throws -> Void) -> ClockInstant? {
+    private func writeOwned(
+        _ token: UInt64, target: ClockInstant, then next: ClockInstant,
+        _ write: (DRV2605Driver) throws -> Void
+    ) -> ClockInstant? {
         do {
             let written: Void? = try engine.withExclusive(token, write)
-            guard written != nil else { finish(.preempted); return nil }
+            guard written != nil else {
+                finish(.preempted)
+                return nil
+            }
             let after = clock.now
             state.withLock { state in
                 state.timing.writes += 1
@@ -353,7 +366,7 @@ public final class PatternPlayer: Sendable {
     private func scheduleIfNeeded() {
         let running = state.withLock { $0.work }
         if let running {
-            running.wake() // still running: pump now, and do not end at this step's nil
+            running.wake()  // still running: pump now, and do not end at this step's nil
             if !running.isCancelled { return }
         }
         // Held weakly: a player its owner lets go of is cancelled (deinit), on every clock.

@@ -1,7 +1,6 @@
+import DRV2605
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-
-import DRV2605
 
 /// What the chip plays for a pattern: a real-time playback stream, or ROM clicks at given times,
 /// plus the designed intensity and sharpness for plots, and what could not be rendered faithfully.
@@ -33,8 +32,10 @@ public struct RenderedPattern: Sendable, Equatable {
     public var warnings: [String]
 
     /// A rendering made elsewhere (tests, the benchmark, a tool of your own).
-    public init(mode: Mode, rate: Double, samples: [Double], hits: [Hit], intensity: [Double], sharpness: [Double],
-                designedSeconds: Double, warnings: [String]) {
+    public init(
+        mode: Mode, rate: Double, samples: [Double], hits: [Hit], intensity: [Double], sharpness: [Double],
+        designedSeconds: Double, warnings: [String]
+    ) {
         self.mode = mode
         self.rate = rate
         self.samples = samples
@@ -106,7 +107,10 @@ public struct PatternRenderer: Sendable {
         func usable(_ value: Double) -> Bool { value.isFinite && value >= 0 && value <= maximumSeconds }
         var dropped = 0
         let events = pattern.events.compactMap { event -> HapticPattern.Event? in
-            guard usable(event.time), usable(event.duration), event.intensity.isFinite, event.sharpness.isFinite else { dropped += 1; return nil }
+            guard usable(event.time), usable(event.duration), event.intensity.isFinite, event.sharpness.isFinite else {
+                dropped += 1
+                return nil
+            }
             var copy = event
             copy.duration = min(copy.duration, 30)
             copy.intensity = min(1, max(0, copy.intensity))
@@ -122,9 +126,12 @@ public struct PatternRenderer: Sendable {
 
     /// The ROM click for a transient.
     public static func effect(intensity: Double, sharpness: Double) -> Effect {
-        let family: [Effect] = sharpness >= 0.66 ? [.sharpClick100, .sharpClick60, .sharpClick30]
-            : sharpness >= 0.33 ? [.strongClick100, .strongClick60, .strongClick30]
-            : [.softBump100, .softBump60, .softBump30]
+        let family: [Effect] =
+            sharpness >= 0.66
+            ? [.sharpClick100, .sharpClick60, .sharpClick30]
+            : sharpness >= 0.33
+                ? [.strongClick100, .strongClick60, .strongClick30]
+                : [.softBump100, .softBump60, .softBump30]
         return intensity >= 0.8 ? family[0] : intensity >= 0.45 ? family[1] : family[2]
     }
 
@@ -143,7 +150,8 @@ public struct PatternRenderer: Sendable {
         let transients = haptic.filter { $0.type == .hapticTransient }
         let continuous = haptic.filter { $0.type == .hapticContinuous }
         if continuous.contains(where: { $0.sharpness != 0.5 }) || pattern.curves.contains(where: { $0.id == .hapticSharpnessControl })
-            || pattern.parameters.contains(where: { $0.id == .hapticSharpnessControl }) {
+            || pattern.parameters.contains(where: { $0.id == .hapticSharpnessControl })
+        {
             warnings.append("sharpness of continuous events is not rendered: a closed-loop actuator drives at its own resonance")
         }
         var close = 0
@@ -157,9 +165,11 @@ public struct PatternRenderer: Sendable {
         // Designed curves for plots (and the stream's intensity control).
         var intensityControl = [Double](repeating: 1, count: steps)
         var sharpnessControl = [Double](repeating: 0, count: steps)
-        let hasIntensityControl = !(pattern.curves + []).filter { $0.id == .hapticIntensityControl }.isEmpty
+        let hasIntensityControl =
+            !(pattern.curves + []).filter { $0.id == .hapticIntensityControl }.isEmpty
             || pattern.parameters.contains { $0.id == .hapticIntensityControl }
-        let hasSharpnessControl = pattern.curves.contains { $0.id == .hapticSharpnessControl }
+        let hasSharpnessControl =
+            pattern.curves.contains { $0.id == .hapticSharpnessControl }
             || pattern.parameters.contains { $0.id == .hapticSharpnessControl }
         for index in 0..<steps {
             let time = Double(index) / rate
@@ -167,8 +177,10 @@ public struct PatternRenderer: Sendable {
             if hasSharpnessControl { sharpnessControl[index] = pattern.control(.hapticSharpnessControl, at: time) }
         }
 
-        let romOnly = strategy == .rom || (strategy == .automatic && continuous.isEmpty && !hasIntensityControl && !transients.isEmpty
-                                           && close == 0)
+        let romOnly =
+            strategy == .rom
+            || (strategy == .automatic && continuous.isEmpty && !hasIntensityControl && !transients.isEmpty
+                && close == 0)
         var designedIntensity = [Double](repeating: 0, count: steps)
         var designedSharpness = [Double](repeating: 0, count: steps)
         var samples = [Double](repeating: 0, count: steps)
@@ -242,8 +254,9 @@ public struct PatternRenderer: Sendable {
         samples = Array(samples.prefix(tailSteps))
         // End at zero drive.
         if samples.last.map({ $0 != 0 }) ?? false { samples.append(0) }
-        return RenderedPattern(mode: romOnly ? .rom : .realTime, rate: rate, samples: samples, hits: hits,
-                               intensity: Array(designedIntensity.prefix(samples.count)), sharpness: Array(designedSharpness.prefix(samples.count)),
-                               designedSeconds: designed, warnings: warnings)
+        return RenderedPattern(
+            mode: romOnly ? .rom : .realTime, rate: rate, samples: samples, hits: hits,
+            intensity: Array(designedIntensity.prefix(samples.count)), sharpness: Array(designedSharpness.prefix(samples.count)),
+            designedSeconds: designed, warnings: warnings)
     }
 }

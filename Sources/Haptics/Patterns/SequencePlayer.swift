@@ -29,8 +29,10 @@ public final class SequencePlayer: Sendable {
     }
     private let state = Locked(State())
 
-    public init(engine: HapticEngine, notes: [SequenceNote], renderer: PatternRenderer = PatternRenderer(),
-                playerOptions: PatternPlayer.Options = .init()) {
+    public init(
+        engine: HapticEngine, notes: [SequenceNote], renderer: PatternRenderer = PatternRenderer(),
+        playerOptions: PatternPlayer.Options = .init()
+    ) {
         self.engine = engine
         self.renderer = renderer
         self.playerOptions = playerOptions

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPTypes
 import Hummingbird
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Who may use the studio. A web page elsewhere must never drive the actuator: browsers send
 /// `Origin` with every POST and WebSocket upgrade, and only the studio's own page may pass. A

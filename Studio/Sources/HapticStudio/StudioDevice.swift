@@ -2,9 +2,9 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import LinuxHardware
 
 /// The chip the studio plays on: the board's first chip through Linux, or a simulated chip on the
@@ -40,8 +40,9 @@ public final class StudioDevice: Sendable {
         options.inform = options.warn
         let opened = try HapticBoard.open(file, hardware: simulated ?? LinuxHardwareProvider(), clock: SystemClock.shared, options: options)
         let chip = opened.chips[0]
-        return StudioDevice(engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.configuration.actuator,
-                            simulatedChip: simulated?.chips[chip.name])
+        return StudioDevice(
+            engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.configuration.actuator,
+            simulatedChip: simulated?.chips[chip.name])
     }
 
     /// What the actuator did from `start`, sampled `rate` times a second for `seconds`: the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import HardwareAccess
 import Haptics
+import HardwareAccess
 
 /// The pages connected over the WebSocket: "feel while dragging" taps and their latency, ROM
 /// auditions, and stop. When the last page goes away, the actuator is stopped: a studio left
@@ -48,8 +48,9 @@ public final class StudioLive: Sendable {
     /// A page connected: counts it and returns the greeting it is sent.
     public func connected() -> Reply {
         pages.withLock { $0 += 1 }
-        return Reply(type: "hello", device: playback.device.origin, simulated: playback.device.isSimulated,
-                     version: HapticsVersion.current)
+        return Reply(
+            type: "hello", device: playback.device.origin, simulated: playback.device.isSimulated,
+            version: HapticsVersion.current)
     }
 
     /// A page went away; the last one leaving stops the actuator. Returns whether it was the last.
@@ -74,8 +75,9 @@ public final class StudioLive: Sendable {
             switch message.type {
             case "feel":
                 let outcome = try playback.feel(intensity: message.intensity ?? .nan, sharpness: message.sharpness ?? .nan)
-                return Reply(type: "felt", seq: message.seq, outcome: String(describing: outcome),
-                             serverMicroseconds: clock.now.duration(since: start).secondsDouble * 1e6)
+                return Reply(
+                    type: "felt", seq: message.seq, outcome: String(describing: outcome),
+                    serverMicroseconds: clock.now.duration(since: start).secondsDouble * 1e6)
             case "audition":
                 let outcome = try playback.audition(effect: message.effect ?? 0)
                 return Reply(type: "auditioned", seq: message.seq, outcome: String(describing: outcome))

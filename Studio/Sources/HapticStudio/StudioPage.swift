@@ -44,9 +44,13 @@ public struct StudioPage: Sendable {
 
     /// The page, never cached (it is small, and a stale page after an upgrade is confusing).
     func response() -> Response {
-        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                        .contentSecurityPolicy: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
-                                        HTTPField.Name("X-Frame-Options")!: "DENY"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: html)))
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
+                HTTPField.Name("X-Frame-Options")!: "DENY"
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: html)))
     }
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import DRV2605
 import Foundation
-import HardwareAccess
 import Haptics
 import HapticsTesting
+import HardwareAccess
 
 /// What the studio does with the chip, without HTTP: read a pattern, play it (one at a time: a
 /// new play ends the previous one), render it on a simulated chip, audition ROM effects, and the
@@ -169,8 +169,10 @@ public final class StudioPlayback: Sendable {
         return report(document, name: name, pattern: pattern, player: player, outcome: outcome, start: start, played: played)
     }
 
-    private func report(_ document: PatternDocument, name: String, pattern: RenderedPattern, player: PatternPlayer,
-                        outcome: PatternPlayer.Outcome, start: ClockInstant, played: Double) -> PlayReport {
+    private func report(
+        _ document: PatternDocument, name: String, pattern: RenderedPattern, player: PatternPlayer,
+        outcome: PatternPlayer.Outcome, start: ClockInstant, played: Double
+    ) -> PlayReport {
         var counts: [String: Int] = [:]
         for (type, count) in document.pattern.eventCounts { counts[type.rawValue] = count }
         let lateness = player.timing.latenessMicroseconds
@@ -180,17 +182,20 @@ public final class StudioPlayback: Sendable {
             return .init(standby: mode.standby, go: file[GoRegister.self].go, rtp: Int(file[.realTimePlaybackInput]), mode: mode.mode.description)
         }
         let bus = device.engine.statistics.bus
-        let drive = device.recordedDrive(from: start, seconds: played, rate: pattern.rate)
+        let drive =
+            device.recordedDrive(from: start, seconds: played, rate: pattern.rate)
             .map { DriveTrace(source: "simulated chip", rate: pattern.rate, levels: $0) }
             ?? DriveTrace(source: "rendered", rate: pattern.rate, levels: pattern.intensity)
-        return PlayReport(file: name, format: document.format.rawValue, curveTimes: document.curveTimes.rawValue,
-                          designedSeconds: document.pattern.duration, playedSeconds: played, renderedSeconds: pattern.playedSeconds,
-                          mode: pattern.mode.rawValue, events: counts, warnings: document.warnings + pattern.warnings,
-                          outcome: String(describing: outcome),
-                          timing: .init(medianMicroseconds: lateness?.median, p99Microseconds: lateness?.p99, maxMicroseconds: lateness?.maximum,
-                                        updates: Double(player.timing.writes), missedUpdates: Double(player.timing.missedUpdates)),
-                          final: final, bus: ["transactions": bus.transactions, "bytes": bus.wireBytes, "errors": bus.errors],
-                          device: device.origin, drive: drive)
+        return PlayReport(
+            file: name, format: document.format.rawValue, curveTimes: document.curveTimes.rawValue,
+            designedSeconds: document.pattern.duration, playedSeconds: played, renderedSeconds: pattern.playedSeconds,
+            mode: pattern.mode.rawValue, events: counts, warnings: document.warnings + pattern.warnings,
+            outcome: String(describing: outcome),
+            timing: .init(
+                medianMicroseconds: lateness?.median, p99Microseconds: lateness?.p99, maxMicroseconds: lateness?.maximum,
+                updates: Double(player.timing.writes), missedUpdates: Double(player.timing.missedUpdates)),
+            final: final, bus: ["transactions": bus.transactions, "bytes": bus.wireBytes, "errors": bus.errors],
+            device: device.origin, drive: drive)
     }
 
     /// Stops whatever the studio is playing and the actuator with it. Returns whether the chip
@@ -211,15 +216,17 @@ public final class StudioPlayback: Sendable {
         let pattern = rendered(document)
         let rows: [PatternPreview.Row]
         do { rows = try PatternPreview.rows(for: pattern, actuator: device.actuator) } catch { throw .chip("the simulated chip refused the pattern: \(error)") }
-        return RenderReport(designedSeconds: document.pattern.duration, mode: pattern.mode.rawValue, rate: pattern.rate,
-                            time: rows.map(\.time), intensity: rows.map(\.intensity), sharpness: rows.map(\.sharpness),
-                            drive: rows.map(\.drive), warnings: document.warnings + pattern.warnings)
+        return RenderReport(
+            designedSeconds: document.pattern.duration, mode: pattern.mode.rawValue, rate: pattern.rate,
+            time: rows.map(\.time), intensity: rows.map(\.intensity), sharpness: rows.map(\.sharpness),
+            drive: rows.map(\.drive), warnings: document.warnings + pattern.warnings)
     }
 
     /// The document as the library reads and writes it back.
     public func importReport(_ document: PatternDocument) -> ImportReport {
-        ImportReport(format: document.format.rawValue, curveTimes: document.curveTimes.rawValue, designedSeconds: document.pattern.duration,
-                     warnings: document.warnings, ahap: AHAPWriter.write(document.pattern))
+        ImportReport(
+            format: document.format.rawValue, curveTimes: document.curveTimes.rawValue, designedSeconds: document.pattern.duration,
+            warnings: document.warnings, ahap: AHAPWriter.write(document.pattern))
     }
 
     /// The chip's ROM effects, TI's names and estimated lengths.

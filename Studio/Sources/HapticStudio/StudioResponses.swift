@@ -15,8 +15,9 @@ enum StudioResponses {
     /// A JSON body with `status`.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     struct ErrorBody: Encodable {
@@ -31,13 +32,14 @@ enum StudioResponses {
 
     /// The status and body for a studio error.
     static func error(_ error: StudioError) -> Response {
-        let status: HTTPResponse.Status = switch error {
-        case .malformed, .badRequest: .badRequest
-        case .invalid: .unprocessableContent
-        case .tooLarge: .contentTooLarge
-        case .forbidden: .forbidden
-        case .chip: .serviceUnavailable
-        }
+        let status: HTTPResponse.Status =
+            switch error {
+            case .malformed, .badRequest: .badRequest
+            case .invalid: .unprocessableContent
+            case .tooLarge: .contentTooLarge
+            case .forbidden: .forbidden
+            case .chip: .serviceUnavailable
+            }
         return Self.error(status, error.description, path: error.path)
     }
 }

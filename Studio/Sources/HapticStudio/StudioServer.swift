@@ -125,10 +125,11 @@ public struct StudioServer: Sendable {
     /// Serves until SIGINT or SIGTERM, then stops the actuator. `onRunning` gets the bound port.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let router = router()
-        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
-                              configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "haptic-studio"),
-                              onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-                              logger: logger)
+        let app = Application(
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "haptic-studio"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
         defer { playback.stop() }
         try await app.runService()
     }

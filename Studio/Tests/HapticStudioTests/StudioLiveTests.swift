@@ -2,10 +2,10 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import HapticStudio
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 /// Pages over the WebSocket, on the real clock (a looping pattern must be playing while the last

@@ -2,20 +2,20 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HardwareAccess
 import HapticStudio
 import Haptics
 import HapticsTesting
+import HardwareAccess
 import Testing
 
 /// A short AHAP: a tap at 0 and a 0.3 s buzz from 0.1 s.
 let tapAndBuzz = """
-{"Version": 1, "Pattern": [
-  {"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [
-    {"ParameterID": "HapticIntensity", "ParameterValue": 1.0}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.8}]}},
-  {"Event": {"Time": 0.1, "EventType": "HapticContinuous", "EventDuration": 0.3, "EventParameters": [
-    {"ParameterID": "HapticIntensity", "ParameterValue": 0.6}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.3}]}}]}
-"""
+    {"Version": 1, "Pattern": [
+      {"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [
+        {"ParameterID": "HapticIntensity", "ParameterValue": 1.0}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.8}]}},
+      {"Event": {"Time": 0.1, "EventType": "HapticContinuous", "EventDuration": 0.3, "EventParameters": [
+        {"ParameterID": "HapticIntensity", "ParameterValue": 0.6}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.3}]}}]}
+    """
 
 /// The studio's playback on the simulated chip and a virtual clock: what reaches the chip, when.
 @Suite struct StudioPlaybackTests {
@@ -53,16 +53,24 @@ let tapAndBuzz = """
     @Test func badBodiesAreRefusedWithWhereAndWhy() throws {
         #expect(throws: StudioError.self) { try document("{\"Version\": 1,") }
         do {
-            _ = try document(#"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": "loud"}]}}]}"#)
+            _ = try document(
+                #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": "loud"}]}}]}"#
+            )
             Issue.record("a string intensity was accepted")
         } catch let error as StudioError {
-            guard case .invalid = error else { Issue.record("\(error) is not .invalid"); return }
+            guard case .invalid = error else {
+                Issue.record("\(error) is not .invalid")
+                return
+            }
             #expect(error.path == "Pattern[0].Event.EventParameters[0].ParameterValue")
         }
         do {
             _ = try document("{\"Version\": 1,")
         } catch let error as StudioError {
-            guard case .malformed = error else { Issue.record("\(error) is not .malformed"); return }
+            guard case .malformed = error else {
+                Issue.record("\(error) is not .malformed")
+                return
+            }
         }
         let huge = [UInt8](repeating: 0x20, count: playback.limits.maximumPatternBytes + 1)
         #expect(throws: StudioError.tooLarge(bytes: huge.count, limit: playback.limits.maximumPatternBytes)) {

@@ -2,14 +2,15 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import HardwareAccess
-import Logging
 import HapticStudio
 import Haptics
+import HardwareAccess
+import Logging
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The studio over HTTP on loopback, as a page and a script see it (simulated chip, real clock).
 @Suite(.serialized) struct StudioServerTests {
@@ -26,9 +27,10 @@ import Testing
         // Cancelling the server at the end of each test is logged as an error by Hummingbird.
         var logger = Logger(label: "studio-test")
         logger.logLevel = .critical
-        server = StudioServer(playback: StudioPlayback(device: device, limits: limits),
-                              page: StudioPage(html: Array("<!doctype html><title>Haptic studio</title>".utf8)), configuration: configuration,
-                              logger: logger)
+        server = StudioServer(
+            playback: StudioPlayback(device: device, limits: limits),
+            page: StudioPage(html: Array("<!doctype html><title>Haptic studio</title>".utf8)), configuration: configuration,
+            logger: logger)
     }
 
     /// Runs the server on a free port for `body`, then stops it.
@@ -79,7 +81,8 @@ import Testing
 
     @Test func stopEndsAPatternMidWay() async throws {
         try await serving { base in
-            let long = #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":5,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
+            let long =
+                #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":5,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
             async let played = Self.send(base, "/api/play", method: "POST", body: Data(long.utf8))
             let chip = chip
             #expect(await eventually { chip.level() > 0 }, "the pattern never started")

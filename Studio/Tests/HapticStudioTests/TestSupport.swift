@@ -2,8 +2,8 @@
 import DRV2605
 import DRV2605Simulator
 import HapticStudio
-import HardwareAccess
 import Haptics
+import HardwareAccess
 
 /// A simulated chip on the real clock behind a studio device: for the tests where other threads
 /// (the server's, a looping player's) must run while the test waits.
