@@ -1,5 +1,6 @@
 // swift-tools-version: 6.0
 // SPDX-License-Identifier: Apache-2.0
+
 // The haptics stack for Linux single-board computers with a TI DRV2605/DRV2605L.
 // Layers (imports point down only):
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HardwareAccess

@@ -1,5 +1,6 @@
 // swift-tools-version: 6.0
 // SPDX-License-Identifier: Apache-2.0
+
 // libFuzzer targets for the file readers. Kept out of the main package because a fuzz target has
 // no main() of its own (libFuzzer provides it). Build and run with ../Scripts/fuzz.
 import Foundation

@@ -1,5 +1,6 @@
 // swift-tools-version: 6.0
 // SPDX-License-Identifier: Apache-2.0
+
 // The pattern studio: a browser editor served by the Pi, playing on its actuator. A package of its
 // own so the core (the library, haptic, hapticd) builds without Hummingbird and SwiftNIO, which
 // matter on a small board and in the emulated arm64 build. `haptic studio` runs its executable.

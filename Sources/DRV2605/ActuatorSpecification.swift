@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// An actuator as its datasheet describes it: what the chip's voltage and timing registers are

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// The two kinds of actuator the chip drives.
 public enum ActuatorType: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// Eccentric rotating mass: a DC motor with an off-centre weight.

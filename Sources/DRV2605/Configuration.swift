@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// Everything start-up writes to the chip: actuator, loop, library, voltages and timings.
 ///
 /// Built from an `ActuatorSpecification` (the usual way) or field by field. `validate(for:)`

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 // Auto-calibration, diagnostics, live measurements, the register dump and OTP.

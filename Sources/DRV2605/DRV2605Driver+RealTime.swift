@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 // Real-time playback (RTP): stream amplitudes through RTP_INPUT.

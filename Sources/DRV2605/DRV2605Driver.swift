@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// The DRV2605/DRV2605L driver: start-up, ROM sequences, real-time playback, power, calibration,

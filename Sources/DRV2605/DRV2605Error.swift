@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// What went wrong in the DRV2605 layer, each case naming what to do about it.

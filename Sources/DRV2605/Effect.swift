@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A ROM effect of the DRV2605's licensed library (TouchSense 2200), numbered 1...123.

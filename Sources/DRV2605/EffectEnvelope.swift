@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// Model drive envelopes for ROM effects, sampled on the chip's 5 ms playback grid.

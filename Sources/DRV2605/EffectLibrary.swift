@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// LIBRARY_SEL[2:0]: which ROM library shapes the effects. Each is tuned for an actuator class.

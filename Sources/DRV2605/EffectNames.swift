@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// TI's names for ROM effects 1-123, in order (the same in every ROM library).
 let romEffectNames: [String] = [
     "Strong Click - 100%",  // 1

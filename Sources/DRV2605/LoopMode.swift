@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// How the chip drives the actuator.
 public enum LoopMode: String, Sendable, Codable, CaseIterable {
     /// Back-EMF feedback: automatic overdrive and braking, and for an LRA resonance tracking.

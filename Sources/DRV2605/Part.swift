@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// The chips of the family, told apart by STATUS[7:5] (DEVICE_ID).
 public enum Part: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
     case drv2605 = 3

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// How a real-time playback (RTP) amplitude becomes the RTP_INPUT byte. (What the chip makes of
 /// the byte is `ChipModel.realTimeDrive`, in the simulator, written apart so one checks the other.)
 ///

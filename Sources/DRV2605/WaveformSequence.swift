@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// What the 8-slot sequencer plays: effects and waits, in order.
 ///
 /// The chip stops at the first empty slot or after slot 8, and a wait is 10 ms steps up to 1.27 s;

@@ -1,5 +1,6 @@
-import DRV2605
 // SPDX-License-Identifier: Apache-2.0
+
+import DRV2605
 import Foundation
 
 /// The actuator wired to the simulated chip, with the faults a real one can have. Calibration

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// How much a feedback matters, highest first: what decides who gets the one actuator when

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Haptics
 
 /// feedbackd's event names (the Event Naming Specification its themes use), mapped onto this

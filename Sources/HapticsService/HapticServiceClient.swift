@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A client of `hapticd`: one connection, one request at a time, each answered before the next.

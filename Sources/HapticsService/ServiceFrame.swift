@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// The wire format of `hapticd`'s socket: each message is a 4-byte big-endian length, then that

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// The requests a client sends to `hapticd`, one JSON object per frame (see

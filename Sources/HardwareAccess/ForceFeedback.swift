@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// One force-feedback effect as a Linux input client uploads it (`struct ff_effect`), reduced to
 /// what a single vibration actuator can render. Magnitudes are normalised: 0...1 (rumble,
 /// envelope levels) or -1...1 (periodic, constant).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import SystemPackage
 
 /// One GPIO line driven as an output: the DRV2605's EN or IN/TRIG pin.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// Where an opened board's buses and GPIO lines come from: the machine (LinuxHardware's
 /// `LinuxHardwareProvider`) or simulated chips (HapticsTesting's `SimulatedHardware`). Opening a
 /// board (`HapticBoard.open`) asks it for every bus path and line the board file names, so the

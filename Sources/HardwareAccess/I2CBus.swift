@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// A 7-bit I2C target address.
 ///
 /// A distinct type so that a register number can never be passed where an address is wanted.

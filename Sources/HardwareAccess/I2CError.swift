@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import SystemPackage
 
 /// What went wrong on an I2C bus, with the operating system's errno and a hint a person can act on.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// One bus transaction as it happened, for `--trace` and for tests.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A TCA9548A (or PCA9548A) I2C switch driven from user space: one control byte selects which of

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// An I2C bus that expects an exact, ordered list of transactions — for tests that pin bytes.

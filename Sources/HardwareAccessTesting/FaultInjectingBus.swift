@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// Wraps any bus and fails chosen transactions, counted from zero, in the two ways real buses fail:

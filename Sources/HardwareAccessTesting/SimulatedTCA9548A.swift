@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// A simulated TCA9548A with devices on its channels: a write of one byte to the switch's address

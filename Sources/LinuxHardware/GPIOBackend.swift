@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// The GPIO calls LinuxHardware makes, behind a seam: tests inject errno values and check what

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

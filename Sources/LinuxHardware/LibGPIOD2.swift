@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 #if LIBGPIOD2
     import CLinuxHardware
     import HardwareAccess

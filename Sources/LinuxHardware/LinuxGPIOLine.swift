@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import CLinuxHardware
 import HardwareAccess
 import SystemPackage
@@ -13,7 +14,12 @@ public final class LinuxGPIOLine: GPIOOutputLine {
     private var handle: Int?
 
     /// Requests `line` on `chip` as an output, initially at `initial`.
-    /// - Parameter consumer: shown by `gpioinfo`, so people can see who holds the line.
+    /// - Parameters:
+    ///   - chip: the GPIO chip: a path, a number, `gpiochipN`, a label, or `header` (the Pi's 40-pin header).
+    ///   - line: the line's offset or name on that chip.
+    ///   - consumer: shown by `gpioinfo`, so people can see who holds the line.
+    ///   - initial: the level the line starts at (low keeps EN off and IN/TRIG idle).
+    ///   - backend: libgpiod's calls; tests pass a recording one.
     public init(
         chip: String, line: GPIOLineSelector, consumer: String, initial: Bool = false,
         backend: any GPIOBackend = LibGPIODBackend()

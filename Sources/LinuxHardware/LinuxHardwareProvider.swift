@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// The machine's I2C buses (`/dev/i2c-N`) and GPIO lines (libgpiod), for `HapticBoard.open`.

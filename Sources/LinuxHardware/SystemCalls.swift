@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import CLinuxHardware
 
 /// The system calls LinuxHardware makes, behind one seam so tests can check the exact requests

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import ArgumentParser
 import Haptics
 import Logging
@@ -14,7 +15,7 @@ struct HapticCommand: ParsableCommand {
             Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission,
             75 feedback not played (rate limit, coalesced), 78 feedback not played (haptics off in the policy).
             """,
-        version: HapticsVersion.current,
+        version: SwiftHaptics.version,
         subcommands: [
             Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
             Calibrate.self, Diagnose.self, Status.self, Boards.self,

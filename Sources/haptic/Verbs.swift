@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import ArgumentParser
 import DRV2605
 import Foundation

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import ArgumentParser
 import Foundation
 import Haptics
@@ -21,7 +22,7 @@ struct Hapticd: AsyncParsableCommand {
         commandName: "hapticd",
         abstract: "The system haptics service: shares the board's actuator among programs over a Unix socket.",
         discussion: "Stops the actuator and exits 0 on SIGTERM or SIGINT. Clients: haptic <verb> --socket PATH, or the protocol in docs/service-protocol.md.",
-        version: HapticsVersion.current)
+        version: SwiftHaptics.version)
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
     @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?

@@ -1,5 +1,6 @@
-import HapticsService
 // SPDX-License-Identifier: Apache-2.0
+
+import HapticsService
 import HardwareAccess
 import Testing
 

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 import DRV2605Simulator
-// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HapticsTesting
 import HardwareAccess

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 import DRV2605Simulator
 import Foundation
 import Haptics
 import HardwareAccess
-// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// libFuzzer's driver (from libclang_rt.fuzzer).
 // swift-format-ignore: AlwaysUseLowerCamelCase
 // The C symbol's own name.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 
 /// What a chip does at start-up about auto-calibration, set per driver in a board file

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 import Foundation
 import HardwareAccess
 
-// SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

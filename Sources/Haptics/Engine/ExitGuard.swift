@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
+
 import Dispatch
 import Foundation
-// SPDX-License-Identifier: Apache-2.0
 import HardwareAccess
 
 /// Stops every engine's actuator when the process ends: on SIGINT and SIGTERM (then exits with

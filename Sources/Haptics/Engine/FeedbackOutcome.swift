@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 
 /// What became of one feedback request. Feedback calls never throw (as on iOS), but whoever asked

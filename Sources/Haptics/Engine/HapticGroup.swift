@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// Several chips playing the same feedback in step (a glove, a vest, a controller's two grips).
@@ -12,8 +13,12 @@ public final class HapticGroup: Sendable {
     public let clock: any HapticClock
     private let broadcast: (@Sendable () throws -> Void)?
 
-    /// - Parameter broadcast: writes GO = 1 to every chip at once, e.g.
-    ///   `{ try mux.broadcast(to: .drv2605, Register.go.write(1), mask: 0x0F) }`.
+    /// A group of chips played together.
+    /// - Parameters:
+    ///   - engines: one engine per chip, in the order their triggers go out without a broadcast.
+    ///   - clock: the clock the group's skew and waits are measured on (a virtual one in tests).
+    ///   - broadcast: writes GO = 1 to every chip at once, e.g.
+    ///     `{ try mux.broadcast(to: .drv2605, Register.go.write(1), mask: 0x0F) }`.
     public init(engines: [HapticEngine], clock: any HapticClock, broadcast: (@Sendable () throws -> Void)? = nil) {
         self.engines = engines
         self.clock = clock

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// System-wide haptics settings, as iOS's System Haptics switch: respected by every engine and

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// The mass of colliding objects, as `UIImpactFeedbackGenerator.FeedbackStyle`.
 public enum ImpactStyle: String, Sendable, CaseIterable, Codable {
     case light, medium, heavy, soft, rigid

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 
 /// Which plan plays for each feedback, per actuator class. Public and overridable (apps and

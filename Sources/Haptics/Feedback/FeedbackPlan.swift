@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 
 /// Drive levels sampled on a fixed grid, played through real-time playback (RTP).

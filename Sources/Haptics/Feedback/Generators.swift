@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import HardwareAccess
 
 /// The engine generators use when none is given, as UIKit's generators use the device's Taptic

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// A custom haptic pattern in Core Haptics' model: events in time, plus dynamic parameters and
 /// parameter curves that modulate them. Times are seconds from the start of the pattern.
 public struct HapticPattern: Sendable, Equatable {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 /// A JSON value with where it came from, for error messages that point into the file.
 indirect enum JSONValue: Sendable, Equatable {
     case object([(key: String, value: JSONValue)], line: Int)

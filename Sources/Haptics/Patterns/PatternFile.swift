@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A problem in a pattern file: malformed JSON (with line and column) or a field that is wrong

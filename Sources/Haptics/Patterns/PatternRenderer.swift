@@ -1,5 +1,6 @@
-import DRV2605
 // SPDX-License-Identifier: Apache-2.0
+
+import DRV2605
 import Foundation
 
 /// What the chip plays for a pattern: a real-time playback stream, or ROM clicks at given times,

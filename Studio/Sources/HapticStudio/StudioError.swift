@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Haptics
 
 /// Why the studio refused a request; each maps onto one HTTP status, and its text says what to do.

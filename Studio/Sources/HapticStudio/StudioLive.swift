@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import Haptics
 import HardwareAccess
@@ -30,7 +31,7 @@ public final class StudioLive: Sendable {
         public var device: String?
         public var simulated: Bool?
         public var error: String?
-        /// In `hello`: the release serving the page (`HapticsVersion.current`).
+        /// In `hello`: the release serving the page (`SwiftHaptics.version`).
         public var version: String?
     }
 
@@ -50,7 +51,7 @@ public final class StudioLive: Sendable {
         pages.withLock { $0 += 1 }
         return Reply(
             type: "hello", device: playback.device.origin, simulated: playback.device.isSimulated,
-            version: HapticsVersion.current)
+            version: SwiftHaptics.version)
     }
 
     /// A page went away; the last one leaving stops the actuator. Returns whether it was the last.

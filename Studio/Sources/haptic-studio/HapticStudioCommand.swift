@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import ArgumentParser
 import Foundation
 import HapticStudio
@@ -17,7 +18,7 @@ struct HapticStudioCommand: AsyncParsableCommand {
             start-up (open the printed URL). Requests from other web pages are refused. The actuator stops when the last \
             page closes and when the studio stops (SIGINT, SIGTERM).
             """,
-        version: HapticsVersion.current)
+        version: SwiftHaptics.version)
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on --bus.") var board: String?
     @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+
 import DRV2605
 import DRV2605Simulator
 import Foundation
@@ -23,7 +24,7 @@ import Testing
 
     @Test func theLastPageLeavingStopsALoopingPattern() async throws {
         let hello = live.connected()
-        #expect(hello.type == "hello" && hello.version == HapticsVersion.current)
+        #expect(hello.type == "hello" && hello.version == SwiftHaptics.version)
         #expect(live.connected().simulated == true)
         let document = try live.playback.document(from: Array(tapAndBuzz.utf8), name: "loop.ahap")
         let playback = live.playback

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The release this build is, in one place: `haptic --version`, `hapticd --version`,
+/// The package as a whole. Its release, in one place: `haptic --version`, `hapticd --version`,
 /// `haptic-studio --version` and the studio's greeting all print it, and CHANGELOG.md's newest
 /// release names the same number (a test compares them), so a bug report can say what ran.
-public enum HapticsVersion {
+public enum SwiftHaptics {
     /// Semantic version of the package. 0.x: the API may still change between minor releases.
-    public static let current = "0.1.0"
+    public static let version = "0.1.0"
 }
