@@ -150,6 +150,8 @@ let package = Package(
             dependencies: ["Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
             swiftSettings: strict
         ),
+        // The CLI's contract: runs the built `haptic` and `hapticd` (beside the test bundle) as a user would.
+        .testTarget(name: "CLIContractTests", dependencies: ["Haptics", "HardwareAccess"], swiftSettings: strict),
         .testTarget(
             name: "HardwareInLoopTests",
             dependencies: ["Haptics", "DRV2605", "LinuxHardware", "HardwareAccess"],

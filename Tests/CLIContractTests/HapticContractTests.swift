@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `haptic` promises whoever calls it, a shell script as much as a person: exit codes, one-line
+/// errors, parseable `--json`, the stop at the end of the trace, a feedback that was not played
+/// reported as such. Run on the built program and the simulated chip.
+@Suite struct HapticContractTests {
+    let haptic: Program
+    let scratch: ScratchFolder
+    /// Calibrations made here (the first start-up calibrates) go to a scratch file, not the machine's.
+    let environment: [String: String]
+
+    init() throws {
+        haptic = try Program("haptic")
+        scratch = try ScratchFolder()
+        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+    }
+
+    @Test func anEffectPlaysAndTheTraceEndsInStandby() throws {
+        let run = try haptic.run(["effect", "1", "--simulate", "--virtual-time", "--trace"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        #expect(writes.contains { $0.hasSuffix("[0C 01]") }, "no GO written:\n\(run.stdout)")
+        #expect(writes.last?.hasSuffix("[01 40]") == true, "the trace does not end in standby:\n\(run.stdout)")
+    }
+
+    @Test func theDemoWritesJSON() throws {
+        let run = try haptic.run(["demo", "--simulate", "--virtual-time", "--json"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) != nil, "not JSON:\n\(run.stdout.prefix(400))")
+    }
+
+    /// The first start-up calibrates and saves; `status` then says the calibration is restored.
+    @Test func aSavedCalibrationIsRestored() throws {
+        let board = ["--board", "adafruit-drv2605l", "--simulate", "--virtual-time"]
+        let calibrate = try haptic.run(["calibrate"] + board, environment: environment)
+        #expect(calibrate.status == 0, "\(calibrate.stderr)")
+        let status = try haptic.run(["status"] + board, environment: environment)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("calibration: restored"), "\(status.stdout)")
+    }
+
+    /// Every file of the shared AHAP corpus plays and leaves the chip in standby.
+    @Test func theCorpusPlaysAndEndsInStandby() throws {
+        let corpus = Program.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ahap-corpus")
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).filter { $0.hasSuffix(".ahap") }.sorted()
+        try #require(!files.isEmpty || !FileManager.default.fileExists(atPath: corpus.path), "the corpus folder holds no .ahap file")
+        for file in files {
+            let run = try haptic.run(["pattern", corpus.appendingPathComponent(file).path, "--simulate", "--virtual-time", "--json"], environment: environment)
+            #expect(run.status == 0, "\(file): \(run.stderr)")
+            let final = run.json?["final"] as? [String: Any]
+            #expect(final?["standby"] as? Bool == true && final?["rtp"] as? Int == 0, "\(file): chip not stopped in standby after playing: \(final ?? [:])")
+        }
+    }
+
+    @Test func renderWritesAPlot() throws {
+        let plot = scratch.file("plot.svg")
+        let run = try haptic.run(["render", "Examples/patterns/heartbeat.ahap", "-o", plot], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let svg = try String(contentsOfFile: plot, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") || svg.hasPrefix("<?xml"), "\(svg.prefix(80))")
+    }
+
+    /// Bad input and a wrong bus: a meaningful exit code and one line on stderr.
+    @Test(arguments: [
+        (["pattern", "BAD_AHAP", "--simulate"], Int32(65), "a malformed AHAP file"),
+        (["play", "success", "--bus", "/dev/i2c-99"], Int32(69), "a bus that does not exist"),
+        (["effect", "200", "--simulate"], Int32(65), "an effect number outside 1-123")
+    ])
+    func badInputGivesItsExitCodeAndOneLine(arguments: [String], status: Int32, what: String) throws {
+        let bad = scratch.file("bad.ahap")
+        try #"{"Pattern":[{"Event":{"Time":-1,"EventType":"HapticTransient"}}]}"#.write(toFile: bad, atomically: true, encoding: .utf8)
+        let run = try haptic.run(arguments.map { $0 == "BAD_AHAP" ? bad : $0 }, environment: environment)
+        #expect(run.status == status, "\(what): exit \(run.status), stderr: \(run.stderr)")
+        #expect(run.errorLines.count == 1, "\(what): stderr is not one line:\n\(run.stderr)")
+    }
+
+    /// SIGINT and SIGTERM mid-pattern: "actuator stopped", exit 130, and the trace ends with the
+    /// stop: RTP 0 and standby written after the signal.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalStopsTheActuator(signal: Int32) throws {
+        let running = try haptic.start(["pattern", "Examples/patterns/heartbeat.ahap", "--simulate", "--loop", "--trace"], environment: environment)
+        // The pattern is playing once RTP writes (mode 5) show in the trace.
+        try running.waitUntil("real-time playback in the trace") { running.standardOutput.contains("W 0x5A [01 05") }
+        running.signal(signal)
+        let run = try running.wait(deadline: .seconds(30))
+        #expect(run.status == 130, "exit \(run.status) after signal \(signal): \(run.stderr)")
+        #expect(run.stderr.contains("actuator stopped"), "\(run.stderr)")
+        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        #expect(writes.last?.hasSuffix("[01 40]") == true, "the trace does not end with the standby write:\n\(writes.suffix(3).joined(separator: "\n"))")
+        #expect(
+            writes.suffix(4).contains { $0.contains("W 0x5A [01 00 00") || $0.contains("W 0x5A [02 00]") },
+            "no RTP 0 in the trace's stop:\n\(writes.suffix(4).joined(separator: "\n"))")
+    }
+
+    /// Haptics turned off in the policy: not played is not a success. Exit 78, one line saying
+    /// why, and `--json` still valid.
+    @Test func aFeedbackTheUserTurnedOffIsReportedNotPlayed() throws {
+        let policy = scratch.file("policy.json")
+        try #"{"enabled": false}"#.write(toFile: policy, atomically: true, encoding: .utf8)
+        // A machine where the chip was used before: the first start-up's calibration note is not part of this.
+        #expect(try haptic.run(["play", "success", "--simulate", "--virtual-time"], environment: environment).status == 0)
+        var environment = environment
+        environment["HAPTICS_POLICY"] = policy
+        let run = try haptic.run(["play", "success", "--simulate", "--virtual-time", "--json"], environment: environment)
+        #expect(run.status == 78)
+        #expect(run.errorLines.count == 1 && run.stderr.contains("not played: haptics are turned off"), "\(run.stderr)")
+        #expect(run.json != nil, "--json output is not JSON:\n\(run.stdout)")
+    }
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `hapticd` end to end, as the programs that share it see it: many clients at once, junk on the
+/// socket, a client killed mid-pattern, SIGTERM. The daemon runs the simulated chip in real time.
+@Suite struct HapticdContractTests {
+    let haptic: Program
+    let hapticd: Program
+    let scratch: ScratchFolder
+    let socket: String
+    let environment: [String: String]
+
+    init() throws {
+        haptic = try Program("haptic")
+        hapticd = try Program("hapticd")
+        scratch = try ScratchFolder()
+        socket = scratch.file("hapticd.sock")
+        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+    }
+
+    /// Starts the daemon and waits until it listens.
+    private func startDaemon() throws -> Running {
+        let daemon = try hapticd.start(["--simulate", "--socket", socket], environment: environment)
+        try daemon.waitUntil("the socket \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        return daemon
+    }
+
+    /// SIGTERM: exit 0, "actuator stopped", no socket file left behind.
+    private func stopDaemon(_ daemon: Running) throws {
+        daemon.signal(SIGTERM)
+        let run = try daemon.wait(deadline: .seconds(10))
+        #expect(run.status == 0, "hapticd exited \(run.status) on SIGTERM: \(run.stderr)")
+        #expect(run.stderr.contains("actuator stopped"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket), "socket file left behind")
+    }
+
+    @Test func twentyClientsAtOnceAreAllPlayed() throws {
+        let daemon = try startDaemon()
+        let clients = try (0..<20).map { _ in
+            try haptic.start(["play", "impact-light", "--socket", socket, "--json"], environment: environment)
+        }
+        let runs = try clients.map { try $0.wait(deadline: .seconds(30)) }
+        let played = runs.filter { $0.status == 0 && $0.json?["outcome"] as? String == "played" }
+        #expect(played.count == 20, "\(runs.filter { $0.status != 0 }.map(\.stderr))")
+        try stopDaemon(daemon)
+    }
+
+    /// Junk, an oversized length and half-open clients: each gets its answer or is closed, and the
+    /// daemon keeps serving everyone else.
+    @Test func junkOnTheSocketHarmsNobody() throws {
+        let daemon = try startDaemon()
+        let junk = try RawClient(socket)
+        try junk.send(frame: Array("not json!".utf8))
+        #expect(try junk.replyObject()["error"] as? String == "bad-request")
+        let huge = try RawClient(socket)
+        try huge.send(bytes: RawClient.header(40 * 1024 * 1024))
+        #expect(try huge.replyObject()["error"] as? String == "too-large")
+        #expect(try huge.receive(1).isEmpty, "not closed after an oversized frame")
+        let half = try RawClient(socket)
+        try half.send(bytes: [0, 0])
+        let raw = try RawClient(socket)
+        try raw.send(bytes: Array((0..<1024).map { UInt8($0 % 256) }))
+        let ok = try RawClient(socket)
+        try ok.send(frame: Array(#"{"version": 1, "op": "status"}"#.utf8))
+        #expect(try ok.replyObject()["ok"] as? Bool == true)
+        let status = try haptic.run(["status", "--socket", socket, "--json"], environment: environment)
+        #expect(status.status == 0, "status after junk: \(status.stderr)")
+        _ = (half, raw)
+        try stopDaemon(daemon)
+    }
+
+    /// A client killed mid-pattern: its pattern stops and the chip is in standby within a second.
+    @Test func aClientKilledMidPatternIsStopped() throws {
+        let daemon = try startDaemon()
+        let long = scratch.file("long.ahap")
+        try #"""
+        {"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 8,
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
+        """#.write(toFile: long, atomically: true, encoding: .utf8)
+        let client = try haptic.start(["pattern", long, "--socket", socket], environment: environment)
+        func standby() throws -> Bool? {
+            let run = try haptic.run(["status", "--socket", socket, "--json"], environment: environment)
+            return (run.json?["chips"] as? [[String: Any]])?.first?["standby"] as? Bool ?? run.json?["standby"] as? Bool
+        }
+        try client.waitUntil("the pattern waking the chip", deadline: .seconds(10)) { (try? standby()) == false }
+        client.signal(SIGKILL)
+        _ = try client.wait(deadline: .seconds(5))
+        let killed = ContinuousClock.now
+        try daemon.waitUntil("standby after the client was killed", deadline: .seconds(1)) { (try? standby()) == true }
+        #expect(ContinuousClock.now - killed < .seconds(1))
+        try stopDaemon(daemon)
+    }
+}
+
+/// A client that writes whatever it is told on the daemon's socket (frames are a 4-byte big-endian
+/// length, then JSON), to check what the daemon does with what no real client sends.
+final class RawClient {
+    let descriptor: Int32
+
+    init(_ path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ProgramError("socket(): errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw ProgramError("connect(\(path)): errno \(errno)") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    static func header(_ length: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((length >> $0) & 0xFF) } }
+
+    func send(bytes: [UInt8]) throws {
+        let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw ProgramError("send: \(sent) of \(bytes.count) bytes") }
+    }
+
+    func send(frame body: [UInt8]) throws { try send(bytes: Self.header(body.count) + body) }
+
+    /// Up to `count` bytes; empty when the daemon closed the connection. Throws after 5 s of silence.
+    func receive(_ count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let received = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, count, 0) }
+        guard received >= 0 else { throw ProgramError("recv: errno \(errno) (no answer within 5 s?)") }
+        return Array(buffer.prefix(received))
+    }
+
+    func replyObject() throws -> [String: Any] {
+        var header: [UInt8] = []
+        while header.count < 4 {
+            let part = try receive(4 - header.count)
+            guard !part.isEmpty else { throw ProgramError("closed before a reply") }
+            header += part
+        }
+        let length = header.reduce(0) { $0 << 8 | Int($1) }
+        var body: [UInt8] = []
+        while body.count < length {
+            let part = try receive(length - body.count)
+            guard !part.isEmpty else { throw ProgramError("closed mid-reply") }
+            body += part
+        }
+        return try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+    }
+}
