@@ -46,9 +46,21 @@ struct Program {
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         let running = Running(process: process, name: (path as NSString).lastPathComponent + " " + arguments.joined(separator: " "))
-        output.fileHandleForReading.readabilityHandler = { handle in running.stdout.withLock { $0.append(handle.availableData) } }
-        errors.fileHandleForReading.readabilityHandler = { handle in running.stderr.withLock { $0.append(handle.availableData) } }
         try process.run()
+        // One reader thread per pipe, in order, to the end of the file: what the program wrote last
+        // is last here too (the trace's final writes are what the signal test checks).
+        for (pipe, buffer) in [(output, running.stdout), (errors, running.stderr)] {
+            let handle = pipe.fileHandleForReading
+            let reader = Thread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    buffer.withLock { $0.append(data) }
+                }
+                running.readersDone.withLock { $0 += 1 }
+            }
+            reader.start()
+        }
         return running
     }
 }
@@ -60,6 +72,8 @@ final class Running: @unchecked Sendable {
     let name: String
     let stdout = Locked(Data())
     let stderr = Locked(Data())
+    /// Readers that reached the end of their pipe (2 when all output is in).
+    let readersDone = Locked(0)
 
     fileprivate init(process: Process, name: String) {
         self.process = process
@@ -94,16 +108,10 @@ final class Running: @unchecked Sendable {
             usleep(5_000)
         }
         process.waitUntilExit()
-        // What the pipes still hold once the program has gone.
-        if let out = process.standardOutput as? Pipe {
-            out.fileHandleForReading.readabilityHandler = nil
-            let rest = out.fileHandleForReading.readDataToEndOfFile()
-            stdout.withLock { $0.append(rest) }
-        }
-        if let err = process.standardError as? Pipe {
-            err.fileHandleForReading.readabilityHandler = nil
-            let rest = err.fileHandleForReading.readDataToEndOfFile()
-            stderr.withLock { $0.append(rest) }
+        // The output still in the pipes once the program has gone.
+        while readersDone.withLock({ $0 }) < 2 {
+            guard ContinuousClock.now < end + .seconds(5) else { throw ProgramError("\(name): its output did not end (a child holding the pipe?)") }
+            usleep(1_000)
         }
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return Run(status: status, stdout: standardOutput, stderr: standardError)
