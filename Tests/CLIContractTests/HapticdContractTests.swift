@@ -9,7 +9,8 @@ import Testing
 
 /// `hapticd` end to end, as the programs that share it see it: many clients at once, junk on the
 /// socket, a client killed mid-pattern, SIGTERM. The daemon runs the simulated chip in real time.
-@Suite struct HapticdContractTests {
+/// Serialized: twenty clients starting under qemu-user starve a daemon timed in another test.
+@Suite(.serialized) struct HapticdContractTests {
     let haptic: Program
     let hapticd: Program
     let scratch: ScratchFolder
@@ -80,7 +81,7 @@ import Testing
         let daemon = try startDaemon()
         let long = scratch.file("long.ahap")
         try #"""
-        {"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 8,
+        {"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 30,
           "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
         """#.write(toFile: long, atomically: true, encoding: .utf8)
         let client = try haptic.start(["pattern", long, "--socket", socket], environment: environment)
@@ -91,7 +92,9 @@ import Testing
             try observer.send(frame: Array(#"{"version": 1, "op": "status"}"#.utf8))
             return (try observer.replyObject()["status"] as? [String: Any])?["standby"] as? Bool
         }
-        try client.waitUntil("the pattern waking the chip", deadline: .seconds(10)) { (try? standby()) == false }
+        // A precondition, not the property under test: a new process under qemu-user with the other
+        // suites running took over 10 s to get its pattern going.
+        try client.waitUntil("the pattern waking the chip", deadline: .seconds(30)) { (try? standby()) == false }
         let killed = ContinuousClock.now
         client.signal(SIGKILL)
         _ = try client.wait(deadline: .seconds(5))
