@@ -5,7 +5,9 @@
 // Layers (imports point down only):
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HardwareAccess
 //   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
-//   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareAccess
+//   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareSimulation  ->  HardwareAccess
+//   HapticsSimulation (--simulate: boards of simulated chips, pattern previews)  ->  Haptics, DRV2605Simulator
+//   HardwareAccessTesting: test doubles only (expectation and fault-injecting buses); no executable links it
 //   LinuxHardware (/dev/i2c-N, libgpiod)  ->  HardwareAccess, CLinuxHardware
 import Foundation
 import PackageDescription
@@ -38,10 +40,12 @@ let package = Package(
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "HardwareAccess", targets: ["HardwareAccess"]),
         .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
-        // Test doubles are a product, as swift-nio ships NIOEmbedded: apps test their own code with them.
+        // Simulation is a product: `--simulate`, previews, and apps running without a board.
+        .library(name: "HardwareSimulation", targets: ["HardwareSimulation"]),
         .library(name: "DRV2605Simulator", targets: ["DRV2605Simulator"]),
+        .library(name: "HapticsSimulation", targets: ["HapticsSimulation"]),
+        // Test doubles are a product too, as swift-nio ships NIOEmbedded: apps test their own code with them.
         .library(name: "HardwareAccessTesting", targets: ["HardwareAccessTesting"]),
-        .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
         .executable(name: "haptic", targets: ["haptic"]),
         .executable(name: "haptic-bench", targets: ["haptic-bench"]),
         .library(name: "HapticsService", targets: ["HapticsService"]),
@@ -69,6 +73,7 @@ let package = Package(
             dependencies: ["HardwareAccess"],
             swiftSettings: strict
         ),
+        .target(name: "HardwareSimulation", dependencies: ["HardwareAccess"], swiftSettings: strict),
         .target(
             name: "LinuxHardware",
             dependencies: [
@@ -78,7 +83,7 @@ let package = Package(
             swiftSettings: strict + libgpiodSettings
         ),
         .target(name: "DRV2605", dependencies: ["HardwareAccess"], swiftSettings: strict),
-        .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),
+        .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
@@ -88,14 +93,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "HapticsTesting",
-            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
+            name: "HapticsSimulation",
+            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareSimulation"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess", "HardwareAccessTesting",
+                "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
                 "HapticsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
@@ -105,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "LinuxHardware", "HapticsService",
+                "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
@@ -126,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "Haptics", "HapticsTesting", "LinuxHardware", "HardwareAccess",
+                "HapticsService", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
@@ -135,19 +140,22 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsServiceTests",
-            dependencies: ["HapticsService", "Haptics", "HapticsTesting", "HardwareAccess"],
+            dependencies: ["HapticsService", "Haptics", "HapticsSimulation", "HardwareAccess"],
             swiftSettings: strict
         ),
         .testTarget(name: "HardwareAccessTests", dependencies: ["HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "HardwareAccess"], swiftSettings: strict + libgpiodSettings),
         .testTarget(
             name: "DRV2605Tests",
-            dependencies: ["DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
+            dependencies: ["DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "HardwareSimulation"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "HapticsTests",
-            dependencies: ["Haptics", "HapticsTesting", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting"],
+            dependencies: [
+                "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
+                "HardwareSimulation"
+            ],
             swiftSettings: strict
         ),
         // The CLI's contract: runs the built `haptic` and `hapticd` (beside the test bundle) as a user would.

@@ -32,7 +32,7 @@ let package = Package(
                 name: "FuzzServiceRequest",
                 dependencies: [
                     "FuzzSupport", .product(name: "HapticsService", package: root),
-                    .product(name: "HapticsTesting", package: root),
+                    .product(name: "HapticsSimulation", package: root),
                     .product(name: "DRV2605", package: root)
                 ],
                 swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])

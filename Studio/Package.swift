@@ -34,7 +34,7 @@ let package = Package(
                 .product(name: "Haptics", package: root),
                 .product(name: "DRV2605", package: root),
                 .product(name: "DRV2605Simulator", package: root),
-                .product(name: "HapticsTesting", package: root),
+                .product(name: "HapticsSimulation", package: root),
                 .product(name: "HardwareAccess", package: root),
                 .product(name: "LinuxHardware", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -51,7 +51,7 @@ let package = Package(
             name: "HapticStudioTests",
             // Live tests over loopback with Foundation's URLSession: HummingbirdTesting would bring
             // in AsyncHTTPClient and BoringSSL, minutes of build for nothing the studio uses.
-            dependencies: ["HapticStudio", .product(name: "HapticsTesting", package: root), .product(name: "Logging", package: "swift-log")],
+            dependencies: ["HapticStudio", .product(name: "HapticsSimulation", package: root), .product(name: "Logging", package: "swift-log")],
             swiftSettings: settings)
     ]
 )

@@ -2,7 +2,7 @@
 
 import DRV2605
 import HardwareAccess
-import HardwareAccessTesting
+import HardwareSimulation
 
 /// A register-accurate DRV2605 family chip on a virtual (or real) clock, as an `I2CBus`.
 ///

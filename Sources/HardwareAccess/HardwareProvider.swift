@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Where an opened board's buses and GPIO lines come from: the machine (LinuxHardware's
-/// `LinuxHardwareProvider`) or simulated chips (HapticsTesting's `SimulatedHardware`). Opening a
+/// `LinuxHardwareProvider`) or simulated chips (HapticsSimulation's `SimulatedHardware`). Opening a
 /// board (`HapticBoard.open`) asks it for every bus path and line the board file names, so the
 /// same board file runs on the Pi, on the simulator, and in tests.
 public protocol HardwareProvider: AnyObject {

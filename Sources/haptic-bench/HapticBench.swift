@@ -5,9 +5,8 @@ import DRV2605
 import DRV2605Simulator
 import Foundation
 import Haptics
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
-import HardwareAccessTesting
 import LinuxHardware
 
 /// `haptic-bench`: what each feedback costs on the bus and the CPU, measured on the simulated

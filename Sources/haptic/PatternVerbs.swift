@@ -6,7 +6,7 @@ import DRV2605Simulator
 import Foundation
 import Haptics
 import HapticsService
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import LinuxHardware
 

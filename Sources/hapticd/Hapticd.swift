@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 import Haptics
 import HapticsService
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import LinuxHardware
 import Logging

@@ -4,6 +4,7 @@ import DRV2605
 import DRV2605Simulator
 import HardwareAccess
 import HardwareAccessTesting
+import HardwareSimulation
 import Testing
 
 /// A driver on a simulated DRV2605L behind a counting bus, on a virtual clock.

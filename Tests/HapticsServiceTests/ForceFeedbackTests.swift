@@ -4,7 +4,7 @@ import DRV2605
 import Foundation
 import Haptics
 import HapticsService
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import Testing
 

@@ -5,7 +5,7 @@ import DRV2605Simulator
 import Foundation
 import Haptics
 import HapticsService
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import Testing
 

@@ -6,6 +6,7 @@ import Foundation
 import Haptics
 import HardwareAccess
 import HardwareAccessTesting
+import HardwareSimulation
 import Testing
 
 private let validBoard = """

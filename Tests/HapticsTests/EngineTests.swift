@@ -3,7 +3,7 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import HardwareAccessTesting
 import Testing

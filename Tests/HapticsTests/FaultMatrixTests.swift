@@ -5,6 +5,7 @@ import DRV2605Simulator
 import Haptics
 import HardwareAccess
 import HardwareAccessTesting
+import HardwareSimulation
 import Testing
 
 /// A simulated chip behind a fault-injecting bus (optionally behind a TCA9548A, with EN and

@@ -3,7 +3,7 @@
 import DRV2605
 import DRV2605Simulator
 import Haptics
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import Testing
 

@@ -4,7 +4,7 @@ import DRV2605
 import Foundation
 import FuzzSupport
 import HapticsService
-import HapticsTesting
+import HapticsSimulation
 
 /// hapticd's request path on arbitrary bytes, as a client could send them: the frame header, the
 /// JSON, then the request handled on the simulated chip. Every input gets a reply (or a frame

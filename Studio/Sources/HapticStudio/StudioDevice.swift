@@ -4,7 +4,7 @@ import DRV2605
 import DRV2605Simulator
 import Foundation
 import Haptics
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import LinuxHardware
 

@@ -3,7 +3,7 @@
 import DRV2605
 import Foundation
 import Haptics
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 
 /// What the studio does with the chip, without HTTP: read a pattern, play it (one at a time: a

@@ -5,7 +5,7 @@ import DRV2605Simulator
 import Foundation
 import HapticStudio
 import Haptics
-import HapticsTesting
+import HapticsSimulation
 import HardwareAccess
 import Testing
 

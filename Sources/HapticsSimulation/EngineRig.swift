@@ -4,7 +4,7 @@ import DRV2605
 import DRV2605Simulator
 import Haptics
 import HardwareAccess
-import HardwareAccessTesting
+import HardwareSimulation
 
 /// An engine on the simulated chip and a virtual clock that you advance: what NIOEmbedded is to
 /// SwiftNIO, the clock is the test double. Time moves only when `advance` is called, and the

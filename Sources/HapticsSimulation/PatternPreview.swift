@@ -21,13 +21,11 @@ public enum PatternPreview {
     }
 
     /// Plays `pattern` to its end on a fresh simulated chip driving `actuator` (a typical one of
-    /// that kind, ERM with its ROM library B) and samples it at the pattern's rate.
+    /// that kind, ERM with its ROM library B; `EngineRig`, so the machine's policy file is not read) and samples it at the pattern's rate.
     public static func rows(for pattern: RenderedPattern, actuator: ActuatorType) throws -> [Row] {
-        let clock = VirtualClock()
-        let chip = SimulatedDRV2605(clock: clock, actuator: SimulatedActuator(type: actuator))
+        let rig = try EngineRig(actuator: actuator)
+        let (clock, chip, engine) = (rig.clock, rig.chip, rig.engine)
         chip.keepsTrace = false
-        let configuration = try DRV2605Configuration(ActuatorSpecification.typical(actuator), library: actuator == .erm ? .ermB : nil)
-        let engine = try HapticEngine(bus: chip, configuration: configuration, clock: clock)
         clock.advance(by: .milliseconds(10))
         let start = clock.now
         let player = PatternPlayer(engine: engine, pattern: pattern)

@@ -4,7 +4,7 @@ import DRV2605
 import DRV2605Simulator
 import Haptics
 import HardwareAccess
-import HardwareAccessTesting
+import HardwareSimulation
 
 /// The chips a board file describes, simulated, for `HapticBoard.open`: one `SimulatedDRV2605`
 /// per driver at its bus and address (behind a simulated TCA9548A where the file puts a switch),
