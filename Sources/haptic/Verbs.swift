@@ -174,7 +174,7 @@ struct Play: ParsableCommand {
             if global.json {
                 session.printJSON([
                     "feedback": value.kind.name, "intensity": value.intensity,
-                    "plan": session.engine.mapping.plan(for: value)?.description ?? "",
+                    "plan": planDescription(value, on: session.engine),
                     "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
                     "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped, "outcome": outcome.description,
                     "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
@@ -190,6 +190,13 @@ struct Play: ParsableCommand {
             try CLIError.requirePlayed(outcome, value.kind.name)
         }
     }
+}
+
+/// The plan `--json` reports: the mapping's, saying when the chip plays it as a stream instead.
+func planDescription(_ feedback: Feedback, on engine: HapticEngine) -> String {
+    guard let designed = engine.mapping.plan(for: feedback) else { return "" }
+    guard case .rom = designed, case .realTime? = engine.plan(for: feedback) else { return designed.description }
+    return "\(designed) (as a real-time stream: the \(engine.capabilities.part) has no ROM effect library)"
 }
 
 struct Demo: ParsableCommand {

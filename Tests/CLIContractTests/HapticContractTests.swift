@@ -30,6 +30,20 @@ import Testing
         #expect(writes.last?.hasSuffix("[01 40]") == true, "the trace does not end in standby:\n\(run.stdout)")
     }
 
+    /// A DRV2604L (no ROM effect library) plays what an app asks for most, as a stream: exit 0,
+    /// `played`, the plan saying so, the chip read back with RTP 0 and in standby.
+    @Test(arguments: ["success", "impact-heavy", "selection", "warning"])
+    func aChipWithoutROMPlaysEveryFeedback(feedback: String) throws {
+        let board = Program.packageRoot.appendingPathComponent("Boards/bare-drv2604l.json").path
+        let run = try haptic.run(["play", feedback, "--board", board, "--simulate", "--virtual-time", "--json"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = run.json
+        #expect(json?["outcome"] as? String == "played", "\(run.stdout.suffix(600))")
+        #expect((json?["plan"] as? String)?.contains("as a real-time stream") == true)
+        #expect((json?["final"] as? [String: Any])?["rtp"] as? Int == 0)
+        #expect((json?["final"] as? [String: Any])?["standby"] as? Bool == true)
+    }
+
     @Test func theDemoWritesJSON() throws {
         let run = try haptic.run(["demo", "--simulate", "--virtual-time", "--json"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")

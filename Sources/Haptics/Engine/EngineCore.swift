@@ -111,7 +111,17 @@ final class EngineCore {
         return play(plan: plan, label: feedback.description, selection: feedback.kind == .selection)
     }
 
+    /// What this chip plays for `plan`: the plan itself, or its stream (`FeedbackPlan.streamed`)
+    /// where the chip has no ROM effect library. A feedback falls back to the stream, never to an error.
+    func playable(_ plan: FeedbackPlan) -> FeedbackPlan {
+        hasEffectLibrary ? plan : plan.streamed
+    }
+
+    /// Whether the chip plays ROM effects (DRV2605, DRV2605L); the DRV2604 parts play RAM or the stream.
+    var hasEffectLibrary: Bool { driver.part?.hasROMLibrary ?? true }
+
     func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
+        let plan = playable(plan)
         let now = clock.now
         guard options.policy.enabled else {
             return drop(label, .turnedOff(policyFile: HapticsPolicy.defaultPath))
@@ -163,7 +173,7 @@ final class EngineCore {
     /// a full-strength ROM plan, loaded, awake and waiting for a GO (not an IN/TRIG edge).
     func readyForBroadcast(_ feedback: Feedback) -> Bool {
         guard options.policy.enabled, !isBusy, driver.power == .ready, driver.mode == .internalTrigger,
-            case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale),
+            case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable),
             let slots = driver.loadedSlots
         else { return false }
         return sequence.matches(slots: slots)
@@ -201,7 +211,7 @@ final class EngineCore {
         preparedUntil = now.advanced(by: options.preparedDuration)
         guard !isBusy else { return }
         do {
-            if case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale) {
+            if case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable) {
                 try driver.prepare(sequence)
             } else {
                 try driver.wake()

@@ -239,6 +239,11 @@ public final class HapticEngine: Sendable {
     public func setPolicy(_ policy: HapticsPolicy) { withCore { $0.options.policy = policy } }
     /// Replaces the mapping (e.g. a board file's overrides, or an app's own table).
     public func setMapping(_ mapping: FeedbackMapping) { withCore { $0.mapping = mapping } }
+    /// What this chip plays for `feedback`: the mapping's plan at the policy's intensity scale, as
+    /// a stream (`FeedbackPlan.streamed`) where the chip has no ROM effect library. Nil: unmapped.
+    public func plan(for feedback: Feedback) -> FeedbackPlan? {
+        withCore { core in core.mapping.plan(for: feedback, scale: core.options.policy.intensityScale).map(core.playable) }
+    }
 
     /// For groups: whether a broadcast GO would play `feedback` here, and the bookkeeping after one.
     func readyForBroadcast(_ feedback: Feedback) -> Bool { withCore { $0.readyForBroadcast(feedback) } }

@@ -46,10 +46,21 @@ public enum FeedbackPlan: Sendable, Hashable, CustomStringConvertible {
                     return .rom(WaveformSequence(variant))
                 }
             }
-            return .realTime(RealTimeClip(levels: sequence.modelLevels().map { $0 * factor }))
+            return FeedbackPlan.realTime(RealTimeClip(levels: sequence.modelLevels())).scaled(by: factor)
         case let .realTime(clip):
             if factor >= 0.999 { return self }
             return .realTime(RealTimeClip(tick: clip.tick, levels: clip.levels.map { $0 * factor }))
+        }
+    }
+
+    /// The plan as a real-time stream: a ROM sequence becomes its modelled envelope
+    /// (`WaveformSequence.modelLevels`), a clip stays as it is. What a chip without a ROM effect
+    /// library (DRV2604, DRV2604L) plays instead of an effect, so a feedback it has no effect for
+    /// still plays rather than failing.
+    public var streamed: FeedbackPlan {
+        switch self {
+        case let .rom(sequence): return .realTime(RealTimeClip(levels: sequence.modelLevels()))
+        case .realTime: return self
         }
     }
 

@@ -87,8 +87,12 @@ public final class PatternPlayer: Sendable {
     private let state = Locked(State())
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
+    /// A ROM rendering on a chip without a ROM effect library (DRV2604, DRV2604L) plays its
+    /// samples as a stream instead: every rendering carries them.
     public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
         self.engine = engine
+        var pattern = pattern
+        if pattern.mode == .rom, !engine.capabilities.part.hasROMLibrary { pattern.mode = .realTime }
         self.pattern = pattern
         self.options = options
     }
