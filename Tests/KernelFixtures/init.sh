@@ -183,6 +183,28 @@ else
     echo "HIL-DRV260X: drv260x skipped: not built for this kernel"
 fi
 
+step "a DRV2604L: no ROM effect library, every feedback as a stream"
+echo 6 > $P/part
+echo 1 > $P/fresh_chip
+before=$(cat $P/rtp_writes)
+part=$(haptic probe --bus "$BUS" 2>&1 | grep -o -E "DRV260[45]L?" | head -1)
+[ "$part" = DRV2604L ] || fail "DRV2604L: probe found '$part'"
+played=0
+for feedback in success impact-heavy selection warning; do
+    if haptic play "$feedback" --bus "$BUS" --json > /tmp/ram-part.json 2>&1 \
+        && grep -q '"outcome" : "played"' /tmp/ram-part.json && grep -q "as a real-time stream" /tmp/ram-part.json; then
+        played=$((played + 1))
+    else
+        sed 's/^/HIL-DRV2604L: /' /tmp/ram-part.json | tail -5
+        fail "DRV2604L: haptic play $feedback"
+    fi
+done
+streamed=$(( $(cat $P/rtp_writes) - before ))
+[ "$streamed" -gt 0 ] || fail "DRV2604L: no RTP write reached the fixture"
+echo "HIL-DRV2604L: the fixture as a DRV2604L (probe: $part): $played of 4 feedbacks (success, impact-heavy, selection, warning) played as real-time streams, $streamed RTP writes, RTP left at $(cat $P/rtp_level)"
+echo -1 > $P/part
+echo 1 > $P/fresh_chip
+
 step "Adafruit's CircuitPython DRV2605 library"
 python=$(ls /opt/haptics/python3* 2>/dev/null | head -1)
 if [ -n "$python" ] && [ -f /opt/haptics/python/adafruit_drv2605.py ]; then

@@ -88,6 +88,9 @@ MODULE_PARM_DESC(standby_writes_ignored, "1: writes other than MODE are ignored 
 static int effect_percent = 100;
 module_param(effect_percent, int, 0644);
 MODULE_PARM_DESC(effect_percent, "ROM effect lengths as a percentage of the model's estimates");
+static int part = -1;
+module_param(part, int, 0644);
+MODULE_PARM_DESC(part, "DEVICE_ID in STATUS[7:5] from the next power-on or reset: 3 DRV2605, 4 DRV2604, 6 DRV2604L, 7 DRV2605L (-1: the model's)");
 static int rtp_level = -1;
 module_param(rtp_level, int, 0444);
 static int rtp_writes;
@@ -100,9 +103,17 @@ static bool is_lra_mode(struct drv_sim *sim) { return sim->regs[REG_FEEDBACK] & 
 static bool in_standby(struct drv_sim *sim) { return sim->regs[REG_MODE] & MODE_STANDBY; }
 static unsigned int mode_of(struct drv_sim *sim) { return sim->regs[REG_MODE] & 0x07; }
 
-static void power_on(struct drv_sim *sim)
+/* The register file as a power-on or DEV_RESET leaves it, with the part's DEVICE_ID. */
+static void load_reset_values(struct drv_sim *sim)
 {
 	memcpy(sim->regs, drv_model_reset_values, sizeof(sim->regs));
+	if (part >= 0)
+		sim->regs[REG_STATUS] = (sim->regs[REG_STATUS] & 0x1F) | ((part & 0x07) << 5);
+}
+
+static void power_on(struct drv_sim *sim)
+{
+	load_reset_values(sim);
 	sim->pointer = 0;
 	sim->otp_programmed = false;
 	sim->activity = IDLE;
@@ -283,7 +294,7 @@ static void advance(struct drv_sim *sim)
 	if (sim->reset_until && time_after_eq(jiffies, sim->reset_until)) {
 		u8 kept = sim->regs[REG_STATUS] & DRV_MODEL_STATUS_KEPT_BY_RESET;
 
-		memcpy(sim->regs, drv_model_reset_values, sizeof(sim->regs));
+		load_reset_values(sim);
 		sim->regs[REG_STATUS] |= kept;
 		if (sim->otp_programmed) {
 			sim->regs[REG_CONTROL4] |= CONTROL4_OTP_STATUS;
