@@ -13,6 +13,8 @@ final class EngineCore {
     var options: HapticEngine.Options
     let logger: Logger
     var clock: any HapticClock { driver.clock }
+    /// Whether the chip plays ROM effects (DRV2605, DRV2605L); the DRV2604 parts play RAM or the stream.
+    let hasEffectLibrary: Bool
 
     // Prepared state (Apple's prepare semantics).
     private var preparedUntil: ClockInstant?
@@ -49,6 +51,7 @@ final class EngineCore {
         self.mapping = mapping
         self.options = options
         self.logger = logger
+        hasEffectLibrary = driver.part?.hasROMLibrary ?? true
         lastActivity = driver.clock.now
     }
 
@@ -116,9 +119,6 @@ final class EngineCore {
     func playable(_ plan: FeedbackPlan) -> FeedbackPlan {
         hasEffectLibrary ? plan : plan.streamed
     }
-
-    /// Whether the chip plays ROM effects (DRV2605, DRV2605L); the DRV2604 parts play RAM or the stream.
-    var hasEffectLibrary: Bool { driver.part?.hasROMLibrary ?? true }
 
     func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
         let plan = playable(plan)
