@@ -3,7 +3,7 @@
 
 // The haptics stack for Linux single-board computers with a TI DRV2605/DRV2605L.
 // Layers (imports point down only):
-//   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HardwareAccess
+//   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HapticChip (the chip-neutral driver API)  ->  HardwareAccess
 //   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
 //   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareSimulation  ->  HardwareAccess
 //   HapticsSimulation (--simulate: boards of simulated chips, pattern previews)  ->  Haptics, DRV2605Simulator
@@ -37,6 +37,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Haptics", targets: ["Haptics"]),
+        .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "HardwareAccess", targets: ["HardwareAccess"]),
         .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
@@ -82,12 +83,13 @@ let package = Package(
             ],
             swiftSettings: strict + libgpiodSettings
         ),
-        .target(name: "DRV2605", dependencies: ["HardwareAccess"], swiftSettings: strict),
+        .target(name: "HapticChip", dependencies: ["HardwareAccess"], swiftSettings: strict),
+        .target(name: "DRV2605", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
-                "DRV2605", "HardwareAccess",
+                "HapticChip", "DRV2605", "HardwareAccess",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
@@ -153,8 +155,8 @@ let package = Package(
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
-                "HardwareSimulation"
+                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
+                "HardwareSimulation", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),

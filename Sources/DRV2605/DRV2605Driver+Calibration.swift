@@ -179,11 +179,13 @@ extension DRV2605Driver {
         let file = try readFile(from: .ratedVoltage, through: .control4)
         let burnt = configuration.registerFile(for: part, slots: [])
         guard file[Control4Register.self].otpProgrammed else {
-            throw .otpNotVerified("OTP_STATUS is still 0 after the burn and a reset")
+            throw .otpNotVerified("OTP_STATUS is still 0 after the burn and a reset (the burn needs VDD 4.0-4.4 V)")
         }
         for register in [Register.ratedVoltage, .overdriveClamp, .autoCalibrationCompensation, .autoCalibrationBackEMF, .feedbackControl]
         where file[register] != burnt[register] {
-            throw .otpNotVerified(String(format: "after the burn and a reset, %@ reads 0x%02X; 0x%02X was burnt", register.description, file[register], burnt[register]))
+            throw .otpNotVerified(
+                String(
+                    format: "after the burn and a reset, %@ reads 0x%02X; 0x%02X was burnt (the burn needs VDD 4.0-4.4 V)", register.description, file[register], burnt[register]))
         }
         try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
         try enterStandby()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
 import HardwareAccess
 
 /// The DRV2605/DRV2605L driver: start-up, ROM sequences, real-time playback, power, calibration,
@@ -58,15 +59,9 @@ public final class DRV2605Driver {
     /// How IN/TRIG starts playback (see `Options.triggerPinMode`).
     public enum TriggerPinMode: String, Sendable { case edge, level }
 
-    /// The chip's power state as the driver left it.
-    public enum PowerState: String, Sendable, Equatable {
-        /// EN low: the lowest power. Only when an EN line is wired.
-        case shutdown
-        /// STANDBY = 1: low power, registers kept, I2C works.
-        case standby
-        /// STANDBY = 0: ready to play at once.
-        case ready
-    }
+    /// The chip's power state as the driver left it: shutdown is EN low, standby is STANDBY = 1
+    /// (registers kept, I2C works), ready is STANDBY = 0.
+    public typealias PowerState = HapticPowerState
 
     /// A snapshot read in one transaction: what completion polls and reset detection look at.
     public struct ChipSnapshot: Sendable, Equatable {
@@ -178,7 +173,7 @@ public final class DRV2605Driver {
     public func identify() throws(DRV2605Error) -> Part {
         let status = StatusRegister(rawValue: try read(.status))
         guard let found = Part(rawValue: status.deviceID) else {
-            throw .unknownDevice(id: status.deviceID, status: status.rawValue)
+            throw .unknownDevice(DRV2605Error.unknownDeviceText(status))
         }
         part = found
         return found

@@ -89,7 +89,7 @@ struct Rig {
         let clock = VirtualClock()
         let mock = ExpectationBus([.writeRead(.drv2605, [0x00], response: [0xA0])])
         let driver = DRV2605Driver(bus: mock, configuration: DRV2605Configuration(actuator: .lra), clock: clock)
-        #expect(throws: DRV2605Error.unknownDevice(id: 5, status: 0xA0)) { try driver.start() }
+        #expect(throws: DRV2605Error.unknownDevice("no DRV2604/DRV2605: STATUS read 0xA0 (device ID 5; expected 3, 4, 6 or 7 at 0x5A)")) { try driver.start() }
     }
 
     @Test func libraryThatDoesNotFitIsRejectedBeforeAnyWrite() {

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import HapticChip
 import HardwareAccess
 import Logging
 
 /// The engine's state, only ever touched under its lock: the driver, the power state machine,
-/// policy bookkeeping and the real-time clip being played.
+/// policy bookkeeping and the real-time clip being played. It drives the chip through the
+/// chip-neutral `HapticChipDriver`, and through its effect library when it has one.
 final class EngineCore {
-    let driver: DRV2605Driver
+    let driver: any HapticChipDriver
+    /// The chip's effect library (a DRV2605's ROM), nil on a chip without one: its plans stream.
+    let library: (any EffectLibraryPlayback<WaveformSequence>)?
     let bus: MonitoredBus
     var mapping: FeedbackMapping
     var options: HapticEngine.Options
     let logger: Logger
     var clock: any HapticClock { driver.clock }
-    /// Whether the chip plays ROM effects (DRV2605, DRV2605L); the DRV2604 parts play RAM or the stream.
-    let hasEffectLibrary: Bool
 
     // Prepared state (Apple's prepare semantics).
     private var preparedUntil: ClockInstant?
@@ -45,13 +47,16 @@ final class EngineCore {
     }
     private var awakeSince: ClockInstant?
 
-    init(driver: DRV2605Driver, bus: MonitoredBus, mapping: FeedbackMapping, options: HapticEngine.Options, logger: Logger) {
+    init(
+        driver: any HapticChipDriver, library: (any EffectLibraryPlayback<WaveformSequence>)?, bus: MonitoredBus, mapping: FeedbackMapping,
+        options: HapticEngine.Options, logger: Logger
+    ) {
         self.driver = driver
+        self.library = library
         self.bus = bus
         self.mapping = mapping
         self.options = options
         self.logger = logger
-        hasEffectLibrary = driver.part?.hasROMLibrary ?? true
         lastActivity = driver.clock.now
     }
 
@@ -79,17 +84,17 @@ final class EngineCore {
         guard exclusive == token else { return }
         exclusive = nil
         lastActivity = clock.now
-        if driver.mode == .realTimePlayback {
+        if driver.isStreaming {
             do { try driver.endRealTimePlayback(standby: false) } catch { recover("ending a pattern", error) }
         } else if driver.power == .ready {
             do { try driver.stop() } catch { recover("ending a pattern", error) }
         }
         // As after a feedback: faults and a chip reset during the pattern are found here.
         do {
-            let snapshot = try driver.snapshot()
-            if snapshot.status.overCurrent || snapshot.status.overTemperature {
+            let status = try driver.playbackStatus()
+            if status.hasFault {
                 counts.faults += 1
-                logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
+                logger.error("haptics: \(status.fault)")
                 clearFaults()
             }
         } catch {
@@ -117,7 +122,14 @@ final class EngineCore {
     /// What this chip plays for `plan`: the plan itself, or its stream (`FeedbackPlan.streamed`)
     /// where the chip has no ROM effect library. A feedback falls back to the stream, never to an error.
     func playable(_ plan: FeedbackPlan) -> FeedbackPlan {
-        hasEffectLibrary ? plan : plan.streamed
+        library != nil ? plan : plan.streamed
+    }
+
+    /// Plays `sequence` from the chip's effect library (a pattern's ROM hit); a chip without one
+    /// never gets here (its patterns stream), and says so if it does.
+    func playFromLibrary(_ sequence: WaveformSequence) throws(HapticChipError) {
+        guard let library else { throw .unsupported("no effect library on this chip: the pattern should have been streamed") }
+        try library.play(sequence)
     }
 
     func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
@@ -142,7 +154,7 @@ final class EngineCore {
             switch plan {
             case let .rom(sequence):
                 noteAwake(true)  // from the wake, so the wake delay before GO counts as awake
-                try driver.play(sequence)
+                try playFromLibrary(sequence)  // playable() streamed it where there is no library
                 let start = max(now, clock.now)
                 busyUntil = start.advanced(by: sequence.estimatedDuration)
                 completionDeadline = start.advanced(by: sequence.estimatedDuration * max(1, options.completionFactor) + options.completionMargin)
@@ -172,18 +184,17 @@ final class EngineCore {
     /// Whether a GO sent to every chip at once (a group broadcast) would play `feedback` here:
     /// a full-strength ROM plan, loaded, awake and waiting for a GO (not an IN/TRIG edge).
     func readyForBroadcast(_ feedback: Feedback) -> Bool {
-        guard options.policy.enabled, !isBusy, driver.power == .ready, driver.mode == .internalTrigger,
-            case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable),
-            let slots = driver.loadedSlots
+        guard options.policy.enabled, !isBusy, driver.power == .ready, let library,
+            case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable)
         else { return false }
-        return sequence.matches(slots: slots)
+        return library.isArmed(for: sequence)
     }
 
     /// Books a feedback that a group broadcast started, as `play` would have.
     func noteBroadcastTrigger(_ feedback: Feedback) {
         let now = clock.now
         let duration = mapping.plan(for: feedback, scale: options.policy.intensityScale)?.estimatedDuration ?? .zero
-        driver.noteExternalTrigger()
+        library?.noteExternalTrigger()
         busyUntil = now.advanced(by: duration)
         completionDeadline = now.advanced(by: duration * max(1, options.completionFactor) + options.completionMargin)
         counts.played += 1
@@ -211,8 +222,8 @@ final class EngineCore {
         preparedUntil = now.advanced(by: options.preparedDuration)
         guard !isBusy else { return }
         do {
-            if case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable) {
-                try driver.prepare(sequence)
+            if let library, case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable) {
+                try library.prepare(sequence)
             } else {
                 try driver.wake()
             }
@@ -234,7 +245,7 @@ final class EngineCore {
         if exclusive != nil {
             // A player had the chip: take it back (the player sees it no longer owns it).
             exclusive = nil
-            if driver.mode == .realTimePlayback {
+            if driver.isStreaming {
                 do { try driver.endRealTimePlayback(standby: false) } catch { recover("leaving real-time playback", error) }
             } else {
                 do { try driver.stop() } catch { recover("stopping", error) }
@@ -302,21 +313,21 @@ final class EngineCore {
         if let until = busyUntil {
             if now >= until {
                 do {
-                    let snapshot = try driver.snapshot()
-                    if snapshot.status.overCurrent || snapshot.status.overTemperature {
+                    let status = try driver.playbackStatus()
+                    if status.hasFault {
                         counts.faults += 1
                         driver.stopQuietly()
-                        logger.error("haptics: \(DRV2605Error.fault(overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature))")
+                        logger.error("haptics: \(status.fault)")
                         clearFaults()
                         busyUntil = nil
-                    } else if snapshot.go, let deadline = completionDeadline, now < deadline {
-                        next.append(now.advanced(by: driver.options.pollInterval))
+                    } else if status.playing, let deadline = completionDeadline, now < deadline {
+                        next.append(now.advanced(by: driver.pollInterval))
                     } else {
-                        if snapshot.go {
-                            logger.warning("haptics: GO still set past the effect's deadline; stopping the actuator")
+                        if status.playing {
+                            logger.warning("haptics: the chip still plays past the effect's deadline; stopping the actuator")
                             driver.stopQuietly()
                         }
-                        try driver.releaseTriggerPin()
+                        try driver.finishPlayback()
                         busyUntil = nil
                     }
                 } catch {
@@ -336,7 +347,7 @@ final class EngineCore {
                 noteAwake(driver.power == .ready)
             }
         }
-        if !isBusy, driver.power == .standby, driver.enableLine != nil {
+        if !isBusy, driver.power == .standby, driver.canShutDown {
             let shutdownAt = lastActivity.advanced(by: options.shutdownAfterIdle)
             if now >= shutdownAt {
                 do { try driver.shutdown() } catch { recover("the idle shutdown", error) }
@@ -366,14 +377,14 @@ final class EngineCore {
 
     /// An error with no caller to report to (timers, exit paths): counted, logged, and the chip
     /// stopped by whatever still works.
-    private func recover(_ what: String, _ error: DRV2605Error) {
+    private func recover(_ what: String, _ error: HapticChipError) {
         counts.failures += 1
         driver.stopQuietly()
         noteAwake(driver.power == .ready)
         logger.error("haptics: \(what) failed: \(error); the actuator was stopped")
     }
 
-    private func fail(_ label: String, _ error: DRV2605Error) {
+    private func fail(_ label: String, _ error: HapticChipError) {
         counts.dropped += 1
         driver.stopQuietly()
         busyUntil = nil

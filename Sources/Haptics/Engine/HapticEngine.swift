@@ -2,6 +2,7 @@
 
 import DRV2605
 import Foundation
+import HapticChip
 import HardwareAccess
 import Logging
 
@@ -132,7 +133,11 @@ public final class HapticEngine: Sendable {
                 logger.error("haptics: \(error); using the app's policy alone")
             }
         }
-        core = Locked(EngineCore(driver: driver, bus: monitored, mapping: mapping, options: options, logger: logger))
+        // The DRV2604 parts have RAM, not the ROM library the standard mapping names: their plans stream.
+        core = Locked(
+            EngineCore(
+                driver: driver, library: part.hasROMLibrary ? driver : nil, bus: monitored, mapping: mapping, options: options,
+                logger: logger))
         // The step reaches the engine through a weak reference set below, once the engine exists:
         // an app that lets go of its engine gets it (and its GPIO lines) released at once, not
         // when the worker next wakes (seen: the next request of the same line got EBUSY).
@@ -228,7 +233,7 @@ public final class HapticEngine: Sendable {
     /// The counters now, the current awake stretch included.
     public var statistics: Statistics { withCore { $0.statistics } }
     /// Shutdown (EN low), standby or ready, as the driver last left the chip.
-    public var powerState: DRV2605Driver.PowerState { withCore { $0.driver.power } }
+    public var powerState: HapticPowerState { withCore { $0.driver.power } }
     /// What each feedback plays on this actuator.
     public var mapping: FeedbackMapping { withCore { $0.mapping } }
     /// The policy in force (the app's combined with the system's).
@@ -251,6 +256,9 @@ public final class HapticEngine: Sendable {
         withCore { $0.noteBroadcastTrigger(feedback) }
         worker.wake()
     }
+    /// Whether the chip plays effects from a library of its own (a DRV2605's ROM); without one,
+    /// every plan and pattern is streamed.
+    var hasEffectLibrary: Bool { withCore { $0.library != nil } }
     /// When the chip can start playing (after the wake delay once it left standby).
     var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
 
@@ -259,11 +267,11 @@ public final class HapticEngine: Sendable {
 
     /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
     /// (a newer feedback preempted the player, or `stop()` was called).
-    func withExclusive<T>(_ token: UInt64, _ body: (DRV2605Driver) throws -> T) throws -> T? {
+    func withExclusive<T>(_ token: UInt64, _ body: (EngineCore) throws -> T) throws -> T? {
         try core.withLock { core in
             guard core.owns(token) else { return nil }
             defer { core.noteAwake(core.driver.power == .ready) }  // a pattern's time counts as awake
-            return try body(core.driver)
+            return try body(core)
         }
     }
 
@@ -276,9 +284,13 @@ public final class HapticEngine: Sendable {
         worker.wake()
     }
 
-    /// Direct access to the driver, serialized with everything else (dump, calibrate, diagnose).
+    /// Direct access to the DRV2605's driver, serialized with everything else (dump, calibrate,
+    /// diagnose): what only that chip has.
     public func withDriver<T>(_ body: (DRV2605Driver) throws -> T) throws -> T {
-        try core.withLock { core in try body(core.driver) }
+        try core.withLock { core in
+            guard let driver = core.driver as? DRV2605Driver else { throw HapticChipError.unsupported("this engine does not drive a DRV2605") }
+            return try body(driver)
+        }
     }
 
     func withCore<T>(_ body: (EngineCore) -> T) -> T {

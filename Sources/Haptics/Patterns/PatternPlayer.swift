@@ -92,7 +92,7 @@ public final class PatternPlayer: Sendable {
     public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
         self.engine = engine
         var pattern = pattern
-        if pattern.mode == .rom, !engine.capabilities.part.hasROMLibrary { pattern.mode = .realTime }
+        if pattern.mode == .rom, !engine.hasEffectLibrary { pattern.mode = .realTime }
         self.pattern = pattern
         self.options = options
     }
@@ -224,8 +224,8 @@ public final class PatternPlayer: Sendable {
             if now < at { return at }
             let token = engine.beginExclusive()
             do {
-                let began: Void? = try engine.withExclusive(token) { driver in
-                    if pattern.mode == .realTime { try driver.beginRealTimePlayback() } else { try driver.wake() }
+                let began: Void? = try engine.withExclusive(token) { core in
+                    if pattern.mode == .realTime { try core.driver.beginRealTimePlayback() } else { try core.driver.wake() }
                 }
                 if began == nil {
                     finish(.preempted)
@@ -322,9 +322,9 @@ public final class PatternPlayer: Sendable {
             }
             return now
         case let .write(token, level, next, target):
-            return writeOwned(token, target: target, then: next) { driver in try driver.setRealTime(amplitude: level) }
+            return writeOwned(token, target: target, then: next) { core in try core.driver.setRealTime(amplitude: level) }
         case let .hit(token, effect, target):
-            return writeOwned(token, target: target, then: now) { driver in try driver.play(WaveformSequence(effect)) }
+            return writeOwned(token, target: target, then: now) { core in try core.playFromLibrary(WaveformSequence(effect)) }
         }
     }
 
@@ -332,7 +332,7 @@ public final class PatternPlayer: Sendable {
     /// as preempted when the token was taken back, or failed when the write failed.
     private func writeOwned(
         _ token: UInt64, target: ClockInstant, then next: ClockInstant,
-        _ write: (DRV2605Driver) throws -> Void
+        _ write: (EngineCore) throws -> Void
     ) -> ClockInstant? {
         do {
             let written: Void? = try engine.withExclusive(token, write)

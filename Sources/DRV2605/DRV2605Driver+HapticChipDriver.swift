@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HapticChip
+import HardwareAccess
+
+/// The DRV2605 as the engine sees every chip: the required core, and its ROM library (or a
+/// DRV2604's RAM) as the optional effect-library capability.
+extension DRV2605Driver: HapticChipDriver, EffectLibraryPlayback {
+    public var canShutDown: Bool { enableLine != nil }
+    public var isStreaming: Bool { mode == .realTimePlayback }
+    public var pollInterval: Duration { options.pollInterval }
+
+    /// GO and STATUS's fault bits, from one snapshot (which also notices a reset chip and repairs it).
+    public func playbackStatus() throws(HapticChipError) -> HapticChipStatus {
+        let snapshot = try snapshot()
+        return HapticChipStatus(playing: snapshot.go, overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature)
+    }
+
+    /// Lowers IN/TRIG when it was held high for the sequence (level mode).
+    public func finishPlayback() throws(HapticChipError) { try releaseTriggerPin() }
+
+    /// In internal-trigger mode with `sequence` in the slots: a GO write (one broadcast to a
+    /// group) plays it.
+    public func isArmed(for sequence: WaveformSequence) -> Bool {
+        guard mode == .internalTrigger, let slots = loadedSlots else { return false }
+        return sequence.matches(slots: slots)
+    }
+}

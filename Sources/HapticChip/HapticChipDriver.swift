@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HardwareAccess
+
+/// What every haptic driver chip must do for the engine, whatever the chip: the power states,
+/// stopping, a real-time drive stream, and its status and faults. Small on purpose, as Zephyr's
+/// haptics API is (start and stop required, the rest optional): a chip module conforms its
+/// driver to this and to the optional capabilities it has (`EffectLibraryPlayback`), and the
+/// engine plans from what is there. A feedback a chip cannot play from a library of its own is
+/// played as the stream (`setRealTime(amplitude:)`), never refused.
+///
+/// Not thread-safe: one owner (the engine) serializes calls. Every call that waits on the chip
+/// has a deadline on `clock`; on an error during playback the driver leaves the actuator stopped
+/// if it can before it throws.
+public protocol HapticChipDriver: AnyObject {
+    /// What every wait and poll deadline is measured on.
+    var clock: any HapticClock { get }
+    /// The power state as the driver last left the chip.
+    var power: HapticPowerState { get }
+    /// When playback may start after leaving standby (a chip's wake delay).
+    var readyInstant: ClockInstant { get }
+    /// Whether the chip can be shut down (its enable line is wired), below standby.
+    var canShutDown: Bool { get }
+    /// Whether the chip is in its real-time stream mode (between `beginRealTimePlayback` and
+    /// `endRealTimePlayback`).
+    var isStreaming: Bool { get }
+    /// How often to ask `playbackStatus()` while something plays.
+    var pollInterval: Duration { get }
+    /// Chip resets noticed behind the driver's back (a brown-out) and repaired.
+    var resetsDetected: Int { get }
+    /// Errors `stopQuietly()` got past with a harder stop, so that they are counted somewhere.
+    var suppressedErrors: Int { get }
+
+    /// Out of standby (and out of shutdown), ready to play.
+    func wake() throws(HapticChipError)
+    /// Into standby: low power, settings kept.
+    func enterStandby() throws(HapticChipError)
+    /// Into shutdown where the enable line is wired, else standby.
+    func shutdown() throws(HapticChipError)
+    /// Stops whatever the chip plays; the actuator is not driven after it returns.
+    func stop() throws(HapticChipError)
+    /// Stops by whatever still works (a stop, zero drive, standby, the enable line), never
+    /// throwing: for error and exit paths.
+    func stopQuietly()
+
+    /// Enters the real-time stream mode, out of standby, at zero drive.
+    func beginRealTimePlayback() throws(HapticChipError)
+    /// Drives the actuator at `amplitude`, −1...1 of full scale (negative: brake where the chip can).
+    func setRealTime(amplitude: Double) throws(HapticChipError)
+    /// Zero drive, leaves the stream mode, and into standby when `standby` is true.
+    func endRealTimePlayback(standby: Bool) throws(HapticChipError)
+
+    /// What the chip says now: whether it is still playing something it was started on, and
+    /// its faults. Also where a driver notices a chip reset behind its back.
+    func playbackStatus() throws(HapticChipError) -> HapticChipStatus
+    /// Clears latched faults (a reset where that is the chip's only way) and restores the
+    /// configuration, so the next feedback plays.
+    func clearFaults() throws(HapticChipError)
+    /// After something the chip played on its own ended: lets go of what started it (a
+    /// DRV2605's IN/TRIG level). Nothing to do on most chips.
+    func finishPlayback() throws(HapticChipError)
+}
+
+/// What `HapticChipDriver.playbackStatus()` read.
+public struct HapticChipStatus: Sendable, Equatable {
+    /// The chip is still playing an effect or sequence it was started on.
+    public var playing: Bool
+    /// The chip reported over-current (a short, or an actuator of too low impedance).
+    public var overCurrent: Bool
+    /// The chip reported over-temperature.
+    public var overTemperature: Bool
+
+    public init(playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false) {
+        self.playing = playing
+        self.overCurrent = overCurrent
+        self.overTemperature = overTemperature
+    }
+
+    /// Either fault: the chip stopped driving.
+    public var hasFault: Bool { overCurrent || overTemperature }
+    /// The fault as an error, for the log.
+    public var fault: HapticChipError { .fault(overCurrent: overCurrent, overTemperature: overTemperature) }
+}
+
+/// An optional capability: a library of effects in the chip (the DRV2605's ROM, a RAM or waveform
+/// memory), played in sequences the chip runs by itself, so a prepared feedback is one write (or
+/// none, with a trigger pin). `Sequence` is the chip's own description of what to play; the
+/// feedback mapping that produces it is the chip module's.
+public protocol EffectLibraryPlayback<Sequence>: HapticChipDriver {
+    /// What the chip plays from its library (the DRV2605's `WaveformSequence`).
+    associatedtype Sequence
+    /// Loads `sequence` and wakes the chip, so the trigger that follows is as short as it can be.
+    func prepare(_ sequence: Sequence) throws(HapticChipError)
+    /// Plays `sequence` (loading it first when it is not already loaded).
+    func play(_ sequence: Sequence) throws(HapticChipError)
+    /// Whether `sequence` is loaded and the chip waits only for a trigger that any chip of a
+    /// group could be sent at once (a DRV2605's GO broadcast through a switch).
+    func isArmed(for sequence: Sequence) -> Bool
+    /// Books a trigger that something else sent (a broadcast), as `play` would have.
+    func noteExternalTrigger()
+}

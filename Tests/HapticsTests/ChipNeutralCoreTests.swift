@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HapticChip
+import HardwareAccess
+import HardwareAccessTesting
+import Logging
+import Testing
+
+@testable import Haptics
+
+/// A chip with the required core of `HapticChipDriver` only (power states, stop, the stream,
+/// status): no effect library, no DRV2605 anywhere. What it was told is recorded on the clock.
+final class StreamOnlyChip: HapticChipDriver {
+    let clock: any HapticClock
+    var power: HapticPowerState = .standby
+    var readyInstant: ClockInstant = .zero
+    let canShutDown = false
+    var isStreaming = false
+    let pollInterval: Duration = .milliseconds(5)
+    let resetsDetected = 0
+    var suppressedErrors = 0
+    /// Every drive level set, with when (a stop or the end of the stream records 0).
+    var drive: [(time: ClockInstant, level: Double)] = []
+    /// Makes the stream write with this index (0 = the first) fail, as a bus error would.
+    var failingWrite: Int?
+    private var writes = 0
+
+    init(clock: any HapticClock) { self.clock = clock }
+
+    private func record(_ level: Double) { drive.append((clock.now, level)) }
+
+    func wake() throws(HapticChipError) { power = .ready }
+    func enterStandby() throws(HapticChipError) { power = .standby }
+    func shutdown() throws(HapticChipError) {
+        record(0)
+        power = .standby
+    }
+    func stop() throws(HapticChipError) { record(0) }
+    func stopQuietly() {
+        record(0)
+        isStreaming = false
+        power = .standby
+    }
+    func beginRealTimePlayback() throws(HapticChipError) {
+        power = .ready
+        isStreaming = true
+        record(0)
+    }
+    func setRealTime(amplitude: Double) throws(HapticChipError) {
+        defer { writes += 1 }
+        if writes == failingWrite { throw .bus(I2CError(.noAcknowledge, operation: "write", detail: "planted")) }
+        record(amplitude)
+    }
+    func endRealTimePlayback(standby: Bool) throws(HapticChipError) {
+        record(0)
+        isStreaming = false
+        if standby { power = .standby }
+    }
+    func playbackStatus() throws(HapticChipError) -> HapticChipStatus { HapticChipStatus(playing: false) }
+    func clearFaults() throws(HapticChipError) {}
+    func finishPlayback() throws(HapticChipError) {}
+}
+
+/// The engine's core drives any chip through `HapticChipDriver`: on a chip with only the required
+/// core, every feedback plays as the stream, ends at zero drive and in standby, and a failed write
+/// leaves the actuator stopped and the request reported as dropped.
+@Suite struct ChipNeutralCoreTests {
+    let clock = VirtualClock()
+    let chip: StreamOnlyChip
+    let core: EngineCore
+
+    init() {
+        chip = StreamOnlyChip(clock: clock)
+        core = EngineCore(
+            driver: chip, library: nil, bus: MonitoredBus(ExpectationBus([]), clock: clock), mapping: .standard(for: .lra),
+            options: .isolated, logger: Logger(label: "test"))
+    }
+
+    /// Runs the core's timers until nothing is due, the way the engine's worker would.
+    func runTimers() {
+        while let next = core.tick() {
+            clock.advance(to: max(next, clock.now.advanced(by: .microseconds(1))))
+        }
+    }
+
+    @Test func everyFeedbackPlaysAsTheStreamOnAChipWithoutALibrary() {
+        for kind in FeedbackKind.all {
+            clock.advance(by: .seconds(2))
+            chip.drive.removeAll()
+            let start = clock.now
+            let feedback = Feedback(kind: kind)
+            guard case .realTime(let clip)? = core.mapping.plan(for: feedback).map(core.playable) else {
+                Issue.record("\(kind): not planned as a stream")
+                continue
+            }
+            #expect(core.play(feedback) == .played, "\(kind)")
+            runTimers()
+            #expect(chip.drive.contains { $0.level != 0 }, "\(kind): never driven")
+            #expect(chip.drive.last?.level == 0, "\(kind): left driving")
+            #expect(!chip.isStreaming && chip.power == .standby, "\(kind): not back in standby")
+            let lastDriven = chip.drive.last { $0.level != 0 }?.time ?? start
+            #expect(lastDriven.duration(since: start) < clip.duration, "\(kind): driven past its clip")
+        }
+        #expect(core.statistics.dropped == 0)
+    }
+
+    @Test func aFailedWriteStopsTheActuatorAndDropsTheRequest() {
+        chip.failingWrite = 2
+        #expect(core.play(.notification(.success)) == .played)  // the first sample went out
+        runTimers()
+        #expect(chip.drive.last?.level == 0, "left driving after the failed write")
+        #expect(!chip.isStreaming)
+        #expect(core.statistics.dropped == 1, "the failure was not reported")
+    }
+}
