@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import FuzzSupport
 import Haptics
 
@@ -13,7 +14,10 @@ public func fuzzPatternFile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
             // Rendering is bounded by the reader's limits (600 s at most).
             let rendered = PatternRenderer(rate: 200).render(document.pattern)
             precondition(rendered.samples.allSatisfy { $0.isFinite && abs($0) <= 1 }, "renderer produced an out-of-range level")
-            _ = AHAPWriter.write(document.pattern)
+            // What the reader accepted is finite: the writer must write it, as valid JSON.
+            guard let written = try? AHAPWriter.write(document.pattern),
+                (try? JSONSerialization.jsonObject(with: Data(written.utf8))) != nil
+            else { preconditionFailure("AHAPWriter failed or wrote invalid JSON for a pattern the reader accepted") }
         }
     }
     return 0

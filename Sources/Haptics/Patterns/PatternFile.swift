@@ -312,46 +312,6 @@ extension AHAPReader {
     }
 }
 
-/// Writes AHAP that reads back equal: every event parameter explicit, curve times relative.
-public enum AHAPWriter {
-    /// The AHAP text of `pattern`.
-    public static func write(_ pattern: HapticPattern) -> String {
-        func number(_ value: Double) -> String {
-            value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
-        }
-        func parameter(_ id: String, _ value: Double) -> String {
-            "{ \"ParameterID\": \"\(id)\", \"ParameterValue\": \(number(value)) }"
-        }
-        var elements: [String] = []
-        for event in pattern.events {
-            var parameters = [
-                parameter("HapticIntensity", event.intensity), parameter("HapticSharpness", event.sharpness),
-                parameter("AttackTime", event.attackTime), parameter("DecayTime", event.decayTime),
-                parameter("ReleaseTime", event.releaseTime), parameter("Sustained", event.sustained ? 1 : 0)
-            ]
-            parameters += event.audioParameters.keys.sorted().compactMap { key in event.audioParameters[key].map { parameter(key, $0) } }
-            var fields = ["\"Time\": \(number(event.time))", "\"EventType\": \"\(event.type.rawValue)\""]
-            if event.type != .hapticTransient || event.duration > 0 { fields.append("\"EventDuration\": \(number(event.duration))") }
-            if let path = event.waveformPath {
-                let escaped = path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                fields.append("\"EventWaveformPath\": \"\(escaped)\"")
-            }
-            fields.append("\"EventParameters\": [\n          " + parameters.joined(separator: ",\n          ") + "\n        ]")
-            elements.append("    { \"Event\": {\n        " + fields.joined(separator: ",\n        ") + "\n    } }")
-        }
-        for item in pattern.parameters {
-            elements.append("    { \"Parameter\": { \"ParameterID\": \"\(item.id.rawValue)\", \"Time\": \(number(item.time)), \"ParameterValue\": \(number(item.value)) } }")
-        }
-        for curve in pattern.curves {
-            let points = curve.points.map { "{ \"Time\": \(number($0.time)), \"ParameterValue\": \(number($0.value)) }" }
-            elements.append(
-                "    { \"ParameterCurve\": { \"ParameterID\": \"\(curve.id.rawValue)\", \"Time\": \(number(curve.time)),\n        \"ParameterCurveControlPoints\": [ "
-                    + points.joined(separator: ", ") + " ] } }")
-        }
-        return "{\n  \"Version\": 1.0,\n  \"Pattern\": [\n" + elements.joined(separator: ",\n") + "\n  ]\n}\n"
-    }
-}
-
 /// Meta Haptics Studio `.haptic` v1: amplitude and frequency envelopes with emphasis transients.
 /// The amplitude envelope becomes a continuous event under an intensity curve, the frequency
 /// envelope a sharpness curve, and each emphasis a transient.

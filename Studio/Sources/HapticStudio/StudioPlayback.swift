@@ -223,11 +223,14 @@ public final class StudioPlayback: Sendable {
             drive: rows.map(\.drive), warnings: document.warnings + pattern.warnings)
     }
 
-    /// The document as the library reads and writes it back.
-    public func importReport(_ document: PatternDocument) -> ImportReport {
-        ImportReport(
+    /// The document as the library reads and writes it back; a value AHAP cannot hold is a 400
+    /// naming it (a file the reader accepted has none).
+    public func importReport(_ document: PatternDocument) throws(StudioError) -> ImportReport {
+        let ahap: String
+        do { ahap = try AHAPWriter.write(document.pattern) } catch { throw .badRequest(error.description) }
+        return ImportReport(
             format: document.format.rawValue, curveTimes: document.curveTimes.rawValue, designedSeconds: document.pattern.duration,
-            warnings: document.warnings, ahap: AHAPWriter.write(document.pattern))
+            warnings: document.warnings, ahap: ahap)
     }
 
     /// The chip's ROM effects, TI's names and estimated lengths.

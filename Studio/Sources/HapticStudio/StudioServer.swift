@@ -75,7 +75,8 @@ public struct StudioServer: Sendable {
         router.post("/api/import") { request, _ in
             switch try await Self.body(request, playback: playback, limit: limit) {
             case let .refused(response): return response
-            case let .document(document, _): return StudioResponses.json(playback.importReport(document))
+            case let .document(document, _):
+                do throws(StudioError) { return StudioResponses.json(try playback.importReport(document)) } catch { return StudioResponses.error(error) }
             }
         }
         router.post("/api/stop") { _, _ in

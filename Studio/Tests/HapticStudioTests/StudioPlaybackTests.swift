@@ -92,7 +92,7 @@ let tapAndBuzz = """
 
     @Test func anImportReadsBackAsTheSamePattern() throws {
         let first = try document(tapAndBuzz)
-        let imported = playback.importReport(first)
+        let imported = try playback.importReport(first)
         let again = try document(imported.ahap, name: "again.ahap")
         #expect(again.pattern == first.pattern)
         #expect(imported.format == "ahap")
