@@ -223,7 +223,7 @@ public final class HapticServer: Sendable {
         let (played, dropped) = counts.withLock { ($0.played, $0.dropped) }
         var reply = ServiceReply(id: nil, ok: true)
         reply.status = ServiceStatus(
-            device: device, part: engine.capabilities.part.description, actuator: engine.capabilities.actuator.description,
+            device: device, part: engine.capabilities.chip, actuator: engine.capabilities.actuator.description,
             standby: file[ModeRegister.self].standby, go: file[GoRegister.self].go, power: "\(engine.powerState)",
             globalProfile: global, appProfile: app, clients: clientCount,
             playing: playing.map { "\($0.importance.rawValue) feedback of \($0.app)" }, played: played, dropped: dropped,

@@ -30,7 +30,10 @@ struct Calibrate: ParsableCommand {
                     }
                 }
             }
-            let part = session.engine.capabilities.part
+            let part = try session.engine.withDriver { driver throws(DRV2605Error) -> Part in
+                guard let part = driver.part else { throw .notStarted }
+                return part
+            }
             let record = CalibrationRecord(
                 key: session.calibrationKey, part: part, configuration: session.configuration,
                 values: values, calibratedAt: Date())
@@ -138,22 +141,22 @@ struct Status: ParsableCommand {
                 backEMFGain: file[FeedbackControlRegister.self].backEMFGain)
             if global.json {
                 session.printJSON([
-                    "part": capabilities.part.description, "mode": mode.mode.description, "standby": mode.standby,
+                    "part": capabilities.chip, "mode": mode.mode.description, "standby": mode.standby,
                     "faults": ["overCurrent": status.overCurrent, "overTemperature": status.overTemperature],
                     "calibration": [
                         "source": session.calibrationSource, "compensation": Int(calibrated.compensation),
                         "backEMF": Int(calibrated.backEMF), "backEMFGain": Int(calibrated.backEMFGain)
                     ],
                     "otpProgrammed": file[Control4Register.self].otpProgrammed,
-                    "supplyVolts": supply, "library": capabilities.library.description,
+                    "supplyVolts": supply, "library": capabilities.library?.description ?? "none",
                     "actuator": capabilities.actuator.description
                 ])
                 return
             }
             session.announce()
-            print("part:        \(capabilities.part)")
+            print("part:        \(capabilities.chip)")
             print(
-                "actuator:    \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop; RATED_VOLTAGE 0x\(String(format: "%02X", file[.ratedVoltage])), OD_CLAMP 0x\(String(format: "%02X", file[.overdriveClamp]))"
+                "actuator:    \(capabilities.actuator), \(capabilities.library?.description ?? "no effect library"), \(capabilities.loop) loop; RATED_VOLTAGE 0x\(String(format: "%02X", file[.ratedVoltage])), OD_CLAMP 0x\(String(format: "%02X", file[.overdriveClamp]))"
             )
             print("mode:        \(mode.mode), standby \(mode.standby ? "on" : "off")")
             print(

@@ -17,11 +17,13 @@ struct Probe: ParsableCommand {
             let capabilities = session.engine.capabilities
             if global.json {
                 session.printJSON([
-                    "part": capabilities.part.description, "actuator": capabilities.actuator.description,
-                    "library": capabilities.library.description, "loop": capabilities.loop.rawValue
+                    "part": capabilities.chip, "actuator": capabilities.actuator.description,
+                    "library": capabilities.library?.description ?? "none", "loop": capabilities.loop.rawValue
                 ])
             } else {
-                print("found \(capabilities.part) (\(session.origin)); configured for an \(capabilities.actuator), \(capabilities.library), \(capabilities.loop) loop")
+                print(
+                    "found \(capabilities.chip) (\(session.origin)); configured for an \(capabilities.actuator), \(capabilities.library?.description ?? "no effect library"), \(capabilities.loop) loop"
+                )
             }
         }
     }
@@ -196,7 +198,7 @@ struct Play: ParsableCommand {
 func planDescription(_ feedback: Feedback, on engine: HapticEngine) -> String {
     guard let designed = engine.mapping.plan(for: feedback) else { return "" }
     guard case .rom = designed, case .realTime? = engine.plan(for: feedback) else { return designed.description }
-    return "\(designed) (as a real-time stream: the \(engine.capabilities.part) has no ROM effect library)"
+    return "\(designed) (as a real-time stream: the \(engine.capabilities.chip) has no ROM effect library)"
 }
 
 struct Demo: ParsableCommand {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DRV2605
 import HapticChip
 import HardwareAccess
 import HardwareAccessTesting
@@ -111,5 +112,35 @@ final class StreamOnlyChip: HapticChipDriver {
         #expect(chip.drive.last?.level == 0, "left driving after the failed write")
         #expect(!chip.isStreaming)
         #expect(core.statistics.dropped == 1, "the failure was not reported")
+    }
+
+    /// A whole engine made from a chip-neutral driver: feedback, a pattern rendered for ROM clicks,
+    /// a sequence with an effect note, all played as the stream, and the chip left at zero drive.
+    @Test func anEngineOnAChipWithOnlyTheCorePlaysEverything() {
+        let engine = HapticEngine(
+            driver: chip, capabilities: .init(chip: "a stream-only chip", actuator: .lra, loop: .open, hasTriggerPin: false, hasEnablePin: false),
+            mapping: .standard(for: .lra), bus: MonitoredBus(ExpectationBus([]), clock: clock), options: .isolated)
+        #expect(engine.capabilities.part == nil)
+        #expect(engine.play(.impact(.heavy)) == .played)
+        clock.advance(by: .milliseconds(500))
+        #expect(chip.drive.contains { $0.level != 0 } && chip.drive.last?.level == 0 && chip.power == .standby)
+
+        chip.drive.removeAll()
+        let clicks = PatternRenderer(strategy: .rom).render(
+            HapticPattern(events: [.init(type: .hapticTransient, time: 0), .init(type: .hapticTransient, time: 0.2)]))
+        let player = PatternPlayer(engine: engine, pattern: clicks)
+        player.start(at: clock.now)
+        #expect(player.runToCompletion() == .finished)
+        #expect(chip.drive.filter { $0.level != 0 }.count > 2, "the clicks were not streamed")
+        #expect(chip.drive.last?.level == 0)
+
+        chip.drive.removeAll()
+        let sequence = SequencePlayer(engine: engine, notes: [.feedback(.selection), .wait(0.1), .effect(.strongClick100)])
+        sequence.start()
+        #expect(sequence.runToCompletion() == .finished)
+        clock.advance(by: .milliseconds(200))
+        #expect(chip.drive.contains { $0.level != 0 } && chip.drive.last?.level == 0 && !chip.isStreaming)
+        #expect(engine.statistics.dropped == 0)
+        #expect(engine.shutdown())
     }
 }

@@ -137,8 +137,10 @@ public final class HapticBoard {
                     observer: options.observer)
             }
             var engine = try start(chipConfiguration)
-            if let expected = driver.part, engine.capabilities.part != expected {
-                options.warn("the board file expects a \(expected) for \(driver.name) but found a \(engine.capabilities.part)")
+            // Board files describe DRV2605-family chips (the engine was started on one above).
+            guard let part = engine.capabilities.part else { throw DRV2605Error.unsupported("\(driver.name): not a DRV2605-family chip") }
+            if let expected = driver.part, part != expected {
+                options.warn("the board file expects a \(expected) for \(driver.name) but found a \(part)")
             }
             // Never closed loop uncalibrated: the driver has a calibration (saved, or a programmed
             // chip's OTP), or one is made now, or the chip is refused or driven open loop.
@@ -168,7 +170,7 @@ public final class HapticBoard {
                             do {
                                 try store.save(
                                     CalibrationRecord(
-                                        key: key, part: engine.capabilities.part, configuration: started,
+                                        key: key, part: part, configuration: started,
                                         values: values, calibratedAt: Date()))
                                 note += ", saved to \(store.path)"
                                 source += ", saved to \(store.path)"
@@ -259,7 +261,7 @@ extension HapticBoard {
     /// Where `chip` plays, for people: "simulated DRV2605L with an LRA", or "0x5A on /dev/i2c-1"
     /// with the TCA9548A channel when there is one.
     public func origin(of chip: Chip, simulated: Bool) -> String {
-        if simulated { return "simulated \(chip.engine.capabilities.part) with an \(chip.configuration.actuator)" }
+        if simulated { return "simulated \(chip.engine.capabilities.chip) with an \(chip.configuration.actuator)" }
         let driver = file.drivers.first { $0.name == chip.name }
         return "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
             + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")

@@ -55,12 +55,15 @@ public final class HapticEngine: Sendable {
     public struct Capabilities: Sendable, Equatable {
         /// A chip answered and was configured: feedback can be felt.
         public var supportsHaptics: Bool
-        /// The member of the family found (from STATUS).
-        public var part: Part
+        /// The chip found, as its module names it ("DRV2605L").
+        public var chip: String
+        /// The DRV2605 family member found (from STATUS); nil for a chip of another family.
+        public var part: Part?
         /// What the chip is configured to drive.
         public var actuator: ActuatorType
-        /// The ROM library effects come from (`.empty` on a DRV2604).
-        public var library: EffectLibrary
+        /// The DRV2605 ROM library effects come from (`.empty` on a DRV2604); nil for a chip of
+        /// another family.
+        public var library: EffectLibrary?
         /// Closed loop (back-EMF) or open loop.
         public var loop: LoopMode
         /// Real-time (RTP) playback, used by patterns: available on every part.
@@ -69,6 +72,22 @@ public final class HapticEngine: Sendable {
         public var hasTriggerPin: Bool
         /// EN is wired, so the chip can be shut down when idle.
         public var hasEnablePin: Bool
+
+        /// What a chip module found at start-up.
+        public init(
+            supportsHaptics: Bool = true, chip: String, part: Part? = nil, actuator: ActuatorType, library: EffectLibrary? = nil,
+            loop: LoopMode, supportsRealTimePlayback: Bool = true, hasTriggerPin: Bool, hasEnablePin: Bool
+        ) {
+            self.supportsHaptics = supportsHaptics
+            self.chip = chip
+            self.part = part
+            self.actuator = actuator
+            self.library = library
+            self.loop = loop
+            self.supportsRealTimePlayback = supportsRealTimePlayback
+            self.hasTriggerPin = hasTriggerPin
+            self.hasEnablePin = hasEnablePin
+        }
     }
 
     /// Counters for `--json`, the benchmark and tests.
@@ -106,25 +125,39 @@ public final class HapticEngine: Sendable {
     /// closed-loop configuration without `calibration` drives on the chip's reset values for
     /// A_CAL_COMP and A_CAL_BEMF. `HapticBoard.open` (with `BoardFile.single` for one breakout)
     /// applies a `CalibrationPolicy` on top: calibrated at the first start-up, saved, restored.
-    public init(
+    public convenience init(
         bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
         enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
         clock: any HapticClock = SystemClock.shared, options: Options = Options(),
         logger: Logger = Logger(label: "haptics"),
         observer: ((BusTransaction) -> Void)? = nil
     ) throws(DRV2605Error) {
-        self.clock = clock
         let monitored = MonitoredBus(bus, clock: clock, observer: observer)
         let driver = DRV2605Driver(
             bus: monitored, address: address, configuration: configuration,
             enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: options.driver)
         let part = try driver.start()
-        capabilities = Capabilities(
-            supportsHaptics: true, part: part, actuator: configuration.actuator,
-            library: configuration.library, loop: configuration.loop,
-            supportsRealTimePlayback: true, hasTriggerPin: triggerLine != nil,
-            hasEnablePin: enableLine != nil)
-        let mapping = options.mapping ?? FeedbackMapping.standard(for: configuration.actuator)
+        let capabilities = Capabilities(
+            chip: part.description, part: part, actuator: configuration.actuator, library: configuration.library,
+            loop: configuration.loop, hasTriggerPin: triggerLine != nil, hasEnablePin: enableLine != nil)
+        // The DRV2604 parts have RAM, not the ROM library the standard mapping names: their plans stream.
+        self.init(
+            driver: driver, library: part.hasROMLibrary ? driver : nil, capabilities: capabilities,
+            mapping: options.mapping ?? FeedbackMapping.standard(for: configuration.actuator), bus: monitored,
+            options: options, logger: logger)
+    }
+
+    /// An engine for any chip: `driver`, started by its own module, driven through the
+    /// chip-neutral `HapticChipDriver`; `library` when the chip plays effects from a library of its
+    /// own (without one, every plan is played as the stream); `mapping`, the chip module's table of
+    /// what each feedback plays; `bus`, the bus the driver talks through, as the engine counts it
+    /// for `statistics`. Timers run on the driver's clock.
+    public init(
+        driver: any HapticChipDriver, library: (any EffectLibraryPlayback<WaveformSequence>)? = nil, capabilities: Capabilities,
+        mapping: FeedbackMapping, bus: MonitoredBus, options: Options = Options(), logger: Logger = Logger(label: "haptics")
+    ) {
+        clock = driver.clock
+        self.capabilities = capabilities
         var options = options
         if options.readsSystemPolicy {
             do {
@@ -133,11 +166,7 @@ public final class HapticEngine: Sendable {
                 logger.error("haptics: \(error); using the app's policy alone")
             }
         }
-        // The DRV2604 parts have RAM, not the ROM library the standard mapping names: their plans stream.
-        core = Locked(
-            EngineCore(
-                driver: driver, library: part.hasROMLibrary ? driver : nil, bus: monitored, mapping: mapping, options: options,
-                logger: logger))
+        core = Locked(EngineCore(driver: driver, library: library, bus: bus, mapping: mapping, options: options, logger: logger))
         // The step reaches the engine through a weak reference set below, once the engine exists:
         // an app that lets go of its engine gets it (and its GPIO lines) released at once, not
         // when the worker next wakes (seen: the next request of the same line got EBUSY).
