@@ -243,23 +243,6 @@ struct HapticBench: ParsableCommand {
     }
 }
 
-/// A DRV2605L reduced to its register file: writes store, reads return, DEV_RESET and GO clear at
-/// once. It costs next to nothing, so timing the engine on it isolates the engine and driver.
-final class RegisterFileBus: I2CBus {
-    private var registers = Part.drv2605L.resetValues
-    func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
-        guard let start = bytes.first else { return }
-        let status = registers[.status]
-        registers.store(bytes.dropFirst(), from: start)
-        registers[.status] = status  // read-only
-        registers[ModeRegister.self].deviceReset = false
-        registers[GoRegister.self].go = false
-    }
-    func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
-        registers.read(from: bytes.first ?? 0, count: count)
-    }
-}
-
 extension HapticBench {
     /// Plays a stream whose level changes at every update at 200, 500 and 1000 updates/s on the
     /// real clock, one second at a time, each second followed by a second of a bare loop that
@@ -431,35 +414,7 @@ extension HapticBench {
     }
 }
 
-/// Hands out another provider's buses wrapped in a logging monitor: every transaction on the wire,
-/// channel selects included (an engine's own monitor sees only its chip's transactions).
-final class LoggingHardware: HardwareProvider {
-    private let inner: any HardwareProvider
-    private let clock: any HapticClock
-    private var buses: [String: MonitoredBus] = [:]
-
-    init(_ inner: any HardwareProvider, clock: any HapticClock) {
-        self.inner = inner
-        self.clock = clock
-    }
-
-    /// Every transaction on the buses handed out, in order on each bus (the benchmark uses one).
-    var log: [BusTransaction] { buses.values.flatMap(\.log) }
-    func clearLog() { for bus in buses.values { bus.clearLog() } }
-
-    func bus(at path: String) throws -> any I2CBus {
-        if let bus = buses[path] { return bus }
-        let bus = MonitoredBus(try inner.bus(at: path), clock: clock)
-        bus.keepsLog = true
-        buses[path] = bus
-        return bus
-    }
-
-    func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine {
-        try inner.outputLine(chip: chip, line: line, consumer: consumer)
-    }
-}
-
+/// User plus system CPU time of this process so far, in seconds.
 func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
