@@ -6,8 +6,11 @@ import HardwareAccess
 /// The DRV2605 as the engine sees every chip: the required core, and its ROM library (or a
 /// DRV2604's RAM) as the optional effect-library capability.
 extension DRV2605Driver: HapticChipDriver, EffectLibraryPlayback {
+    /// EN is wired.
     public var canShutDown: Bool { enableLine != nil }
+    /// MODE is real-time playback (RTP).
     public var isStreaming: Bool { mode == .realTimePlayback }
+    /// `Options.pollInterval`: how often GO is polled while a sequence plays.
     public var pollInterval: Duration { options.pollInterval }
 
     /// GO and STATUS's fault bits, from one snapshot (which also notices a reset chip and repairs it).

@@ -70,6 +70,7 @@ public struct HapticChipStatus: Sendable, Equatable {
     /// The chip reported over-temperature.
     public var overTemperature: Bool
 
+    /// A status as a driver read it (no faults unless given).
     public init(playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false) {
         self.playing = playing
         self.overCurrent = overCurrent

@@ -19,9 +19,11 @@ import HardwareSimulation
 ///     rig.advance(.milliseconds(100))
 ///     #expect(rig.chip.registers[.mode] & 0x40 != 0) // back in standby
 public struct EngineRig {
+    /// The virtual clock everything runs on: time moves only with `advance`.
     public let clock = VirtualClock()
     /// The simulated DRV2605L: registers, bus trace, and what the actuator was driven with.
     public let chip: SimulatedDRV2605
+    /// The engine under test, on the simulated chip, with the system policy file never read.
     public let engine: HapticEngine
     /// The EN line, when asked for: it records every level the engine drove it to.
     public let enable: RecordingGPIOLine?

@@ -6,6 +6,7 @@ import HardwareAccess
 /// sets the channel mask; other transactions reach every device on a selected channel that has
 /// that address (writes to all of them, as on the wire; a read needs exactly one answering device).
 public final class SimulatedTCA9548A: I2CBus {
+    /// The switch's own address (0x70-0x77).
     public let address: I2CAddress
     public private(set) var mask: UInt8 = 0
     /// Devices by channel (0...7).
@@ -13,8 +14,10 @@ public final class SimulatedTCA9548A: I2CBus {
     /// Every mask written, in order (tests check selection bytes and ordering).
     public private(set) var maskWrites: [UInt8] = []
 
+    /// A switch at `address` with nothing attached and no channel selected (its power-on state).
     public init(address: I2CAddress = .tca9548a) { self.address = address }
 
+    /// Puts `device` on `channel` (0...7; others are ignored, as the switch has no such channel).
     public func attach(_ device: any I2CBus, channel: Int) {
         guard (0...7).contains(channel) else { return }
         channels[channel].append(device)
@@ -24,6 +27,8 @@ public final class SimulatedTCA9548A: I2CBus {
         (0..<8).filter { mask & (1 << UInt8($0)) != 0 }.flatMap { channels[$0] }
     }
 
+    /// A one-byte write to the switch sets the channel mask; any other write reaches every
+    /// device with that address on the selected channels.
     public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
         if address == self.address {
             guard bytes.count == 1 else {
@@ -49,6 +54,8 @@ public final class SimulatedTCA9548A: I2CBus {
         }
     }
 
+    /// A read of the switch returns its mask; any other read is answered by the selected devices
+    /// at that address (several answering at once: the wired AND of their bytes).
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         if address == self.address { return [mask] }
         var answers: [[UInt8]] = []
