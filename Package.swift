@@ -39,11 +39,13 @@ let package = Package(
         .library(name: "Haptics", targets: ["Haptics"]),
         .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
+        .library(name: "DA7280", targets: ["DA7280"]),
         .library(name: "HardwareAccess", targets: ["HardwareAccess"]),
         .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
         // Simulation is a product: `--simulate`, previews, and apps running without a board.
         .library(name: "HardwareSimulation", targets: ["HardwareSimulation"]),
         .library(name: "DRV2605Simulator", targets: ["DRV2605Simulator"]),
+        .library(name: "DA7280Simulator", targets: ["DA7280Simulator"]),
         .library(name: "HapticsSimulation", targets: ["HapticsSimulation"]),
         // Test doubles are a product too, as swift-nio ships NIOEmbedded: apps test their own code with them.
         .library(name: "HardwareAccessTesting", targets: ["HardwareAccessTesting"]),
@@ -86,17 +88,19 @@ let package = Package(
         .target(name: "HapticChip", dependencies: ["HardwareAccess"], swiftSettings: strict),
         .target(name: "DRV2605", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
+        .target(name: "DA7280", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "DA7280Simulator", dependencies: ["DA7280", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticChip", "DRV2605", "HardwareAccess",
+                "HapticChip", "DRV2605", "DA7280", "HardwareAccess",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
         .target(
             name: "HapticsSimulation",
-            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareSimulation"],
+            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -153,9 +157,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DA7280Tests",
+            dependencies: [
+                "DA7280", "DA7280Simulator", "Haptics", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareSimulation"
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
+                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
                 "HardwareSimulation", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict

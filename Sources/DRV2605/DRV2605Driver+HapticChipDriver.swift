@@ -19,6 +19,17 @@ extension DRV2605Driver: HapticChipDriver, EffectLibraryPlayback {
         return HapticChipStatus(playing: snapshot.go, overCurrent: snapshot.status.overCurrent, overTemperature: snapshot.status.overTemperature)
     }
 
+    /// MODE through GO in one read: GO set or a non-zero RTP input in RTP mode is driving.
+    public func readBack() throws(HapticChipError) -> HapticChipReadBack {
+        let file = try readFile(from: .mode, through: .go)
+        let mode = file[ModeRegister.self]
+        let go = file[GoRegister.self].go
+        let rtp = file[.realTimePlaybackInput]
+        return HapticChipReadBack(
+            standby: mode.standby, driving: go || (!mode.standby && mode.mode == .realTimePlayback && rtp != 0),
+            details: ["go": .bool(go), "rtp": .int(Int(rtp)), "mode": .text(mode.mode.description)])
+    }
+
     /// Lowers IN/TRIG when it was held high for the sequence (level mode).
     public func finishPlayback() throws(HapticChipError) { try releaseTriggerPin() }
 

@@ -59,6 +59,9 @@ public protocol HapticChipDriver: AnyObject {
     /// After something the chip played on its own ended: lets go of what started it (a
     /// DRV2605's IN/TRIG level). Nothing to do on most chips.
     func finishPlayback() throws(HapticChipError)
+    /// What the chip's registers say now about power and drive: how a program checks, after it
+    /// played, that the actuator really stopped and the chip really sleeps.
+    func readBack() throws(HapticChipError) -> HapticChipReadBack
 }
 
 /// What `HapticChipDriver.playbackStatus()` read.
@@ -69,18 +72,25 @@ public struct HapticChipStatus: Sendable, Equatable {
     public var overCurrent: Bool
     /// The chip reported over-temperature.
     public var overTemperature: Bool
+    /// The chip sensed no back-EMF where it drove (a DA7280's actuator fault): the actuator is
+    /// open, loose or stuck.
+    public var actuatorFault: Bool
 
     /// A status as a driver read it (no faults unless given).
-    public init(playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false) {
+    public init(playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false, actuatorFault: Bool = false) {
         self.playing = playing
         self.overCurrent = overCurrent
         self.overTemperature = overTemperature
+        self.actuatorFault = actuatorFault
     }
 
-    /// Either fault: the chip stopped driving.
-    public var hasFault: Bool { overCurrent || overTemperature }
+    /// Any fault: the chip stopped driving.
+    public var hasFault: Bool { overCurrent || overTemperature || actuatorFault }
     /// The fault as an error, for the log.
-    public var fault: HapticChipError { .fault(overCurrent: overCurrent, overTemperature: overTemperature) }
+    public var fault: HapticChipError {
+        if actuatorFault && !overCurrent && !overTemperature { return .actuatorFault }
+        return .fault(overCurrent: overCurrent, overTemperature: overTemperature)
+    }
 }
 
 /// An optional capability: a library of effects in the chip (the DRV2605's ROM, a RAM or waveform

@@ -17,6 +17,8 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
     case timeout(String)
     /// The chip reported over-current or over-temperature and shut its output down.
     case fault(overCurrent: Bool, overTemperature: Bool)
+    /// The chip sensed no back-EMF where it drove and stopped driving.
+    case actuatorFault
     /// The configuration is not something the chip can do, or not for this actuator.
     case invalidConfiguration(String)
     /// An argument was out of range (effect number, slot count, wait length).
@@ -42,6 +44,8 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
         case let .fault(overCurrent, overTemperature):
             let which = [overCurrent ? "over-current" : nil, overTemperature ? "over-temperature" : nil].compactMap { $0 }.joined(separator: " and ")
             return "the chip reported \(which) and stopped driving. Hint: check for a shorted actuator or one whose impedance is too low; let the chip cool"
+        case .actuatorFault:
+            return "the chip sensed no movement from the actuator and stopped driving. Hint: check the actuator's wires, and that it is mounted and free to move"
         case let .invalidConfiguration(text): return "invalid configuration: \(text)"
         case let .invalidArgument(text): return "invalid argument: \(text)"
         case let .unsupported(text): return "not supported: \(text)"

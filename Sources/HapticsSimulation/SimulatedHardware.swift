@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DA7280Simulator
 import DRV2605
 import DRV2605Simulator
 import Haptics
@@ -7,7 +8,7 @@ import HardwareAccess
 import HardwareSimulation
 
 /// The chips a board file describes, simulated, for `HapticBoard.open`: one `SimulatedDRV2605`
-/// per driver at its bus and address (behind a simulated TCA9548A where the file puts a switch),
+/// (or `SimulatedDA7280`, for a `da7280` part) per driver at its bus and address (behind a simulated TCA9548A where the file puts a switch),
 /// with the board's actuator and supply, and EN and IN/TRIG lines wired to the chip they drive.
 ///
 ///     let board = try BoardFile.load("Boards/tca9548a-four-lra.json")
@@ -15,8 +16,10 @@ import HardwareSimulation
 ///     let opened = try HapticBoard.open(board, hardware: hardware, clock: clock)
 ///     hardware.chips["left"]?.output   // what that actuator did
 public final class SimulatedHardware: HardwareProvider {
-    /// The simulated chips by driver name.
+    /// The simulated DRV2605-family chips by driver name.
     public let chips: [String: SimulatedDRV2605]
+    /// The simulated DA7280s by driver name.
+    public let da7280Chips: [String: SimulatedDA7280]
     /// The simulated switches, by "bus@address".
     public let switches: [String: SimulatedTCA9548A]
     private let buses: [String: any I2CBus]
@@ -27,10 +30,27 @@ public final class SimulatedHardware: HardwareProvider {
     public init(board: BoardFile, actuator: String? = nil, part: Part? = nil, clock: any HapticClock, keepsTrace: Bool = true) throws {
         let preset = try board.actuator(named: actuator)
         var chips: [String: SimulatedDRV2605] = [:]
+        var da7280Chips: [String: SimulatedDA7280] = [:]
         var switches: [String: SimulatedTCA9548A] = [:]
         var buses: [String: any I2CBus] = [:]
         var lines: [String: (chip: SimulatedDRV2605, isEnable: Bool)] = [:]
         for driver in board.drivers {
+            let path = I2CBusPath.resolve(driver.bus)
+            if driver.family == .da7280 {
+                let chip = SimulatedDA7280(clock: clock, address: driver.address)
+                chip.keepsTrace = keepsTrace
+                da7280Chips[driver.name] = chip
+                if let mux = driver.mux {
+                    let key = "\(path)@\(mux.address)"
+                    let device = switches[key] ?? SimulatedTCA9548A(address: mux.address)
+                    device.attach(chip, channel: mux.channel)
+                    switches[key] = device
+                    buses[path] = device
+                } else {
+                    buses[path] = chip
+                }
+                continue
+            }
             var options = SimulatedDRV2605.Options()
             options.part = part ?? driver.part ?? .drv2605L
             options.address = driver.address
@@ -40,7 +60,6 @@ public final class SimulatedHardware: HardwareProvider {
             let chip = SimulatedDRV2605(clock: clock, actuator: model, options: options)
             chip.keepsTrace = keepsTrace
             chips[driver.name] = chip
-            let path = I2CBusPath.resolve(driver.bus)
             if let mux = driver.mux {
                 let key = "\(path)@\(mux.address)"
                 let device = switches[key] ?? SimulatedTCA9548A(address: mux.address)
@@ -54,6 +73,7 @@ public final class SimulatedHardware: HardwareProvider {
             if let line = driver.trigger { lines[Self.lineKey(line.chip, line.selector)] = (chip, false) }
         }
         self.chips = chips
+        self.da7280Chips = da7280Chips
         self.switches = switches
         self.buses = buses
         self.lines = lines

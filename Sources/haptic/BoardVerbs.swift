@@ -34,8 +34,9 @@ struct Calibrate: ParsableCommand {
                 guard let part = driver.part else { throw .notStarted }
                 return part
             }
+            guard let configuration = session.configuration else { throw DRV2605Error.unsupported("calibration is for a DRV2605-family chip") }
             let record = CalibrationRecord(
-                key: session.calibrationKey, part: part, configuration: session.configuration,
+                key: session.calibrationKey, part: part, configuration: configuration,
                 values: values, calibratedAt: Date())
             try session.calibrationStore.save(record)
             var otp: [String: Any]?

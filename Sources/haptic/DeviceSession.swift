@@ -23,8 +23,9 @@ final class DeviceSession {
     /// One line for people: where this runs ("simulated DRV2605L, no I2C bus found", …).
     let origin: String
     let options: GlobalOptions
-    /// What the selected chip was configured with, its calibration included.
-    let configuration: DRV2605Configuration
+    /// What the selected DRV2605 was configured with, its calibration included (nil for a chip
+    /// of another family).
+    let configuration: DRV2605Configuration?
     /// The key saved calibrations are filed under for this chip and actuator.
     let calibrationKey: String
     let calibrationStore = CalibrationStore()
@@ -95,11 +96,20 @@ final class DeviceSession {
         }
     }
 
-    /// The final chip state, read from the registers.
+    /// The final chip state, read from the registers: `standby` and `driving` for every chip,
+    /// and the chip's own fields (a DRV2605's `go`, `rtp` and `mode`).
     func finalState() throws -> [String: Any] {
-        let file = try engine.withDriver { try $0.dumpRegisters() }
-        let mode = file[ModeRegister.self]
-        return ["standby": mode.standby, "go": file[GoRegister.self].go, "rtp": Int(file[.realTimePlaybackInput]), "mode": mode.mode.description]
+        let readBack = try engine.withChip { try $0.readBack() }
+        var state: [String: Any] = ["standby": readBack.standby, "driving": readBack.driving]
+        for (name, value) in readBack.details { state[name] = value.jsonValue }
+        return state
+    }
+
+    /// The read-back for people: "chip standby on, actuator stopped (go false, mode ..., rtp 0)".
+    static func describe(final: [String: Any]) -> String {
+        let details = final.keys.filter { $0 != "standby" && $0 != "driving" }.sorted().map { "\($0) \(final[$0] ?? "")" }
+        return "chip standby \(final["standby"] as? Bool == true ? "on" : "off"), actuator \(final["driving"] as? Bool == false ? "stopped" : "DRIVEN")"
+            + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
     }
 
     func printJSON(_ object: [String: Any]) {

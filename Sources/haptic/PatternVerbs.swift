@@ -102,8 +102,7 @@ struct PatternCommand: ParsableCommand {
             } else {
                 print(
                     String(
-                        format: "played %.3f s (%@); chip standby %@, GO %d, RTP %d", played, String(describing: player.outcome ?? .cancelled),
-                        final["standby"] as? Bool == true ? "on" : "off", final["go"] as? Bool == true ? 1 : 0, final["rtp"] as? Int ?? 0))
+                        format: "played %.3f s (%@); %@", played, String(describing: player.outcome ?? .cancelled), DeviceSession.describe(final: final)))
             }
             if case .failed = player.outcome { throw ExitCode(CLIError.runtime) }
         }

@@ -60,7 +60,7 @@ struct EffectCommand: ParsableCommand {
             } else {
                 let used = session.engine.statistics.bus - before
                 print(
-                    "done: \(used.transactions) bus transactions, \(used.wireBytes) bytes; chip idle (standby \(state["standby"] as? Bool == true ? "on" : "off"), GO \(state["go"] as? Bool == true ? 1 : 0))"
+                    "done: \(used.transactions) bus transactions, \(used.wireBytes) bytes; \(DeviceSession.describe(final: state))"
                 )
             }
             try CLIError.requirePlayed(outcome, "effect \(found.rawValue)")
@@ -237,7 +237,7 @@ struct Demo: ParsableCommand {
             if global.json {
                 session.printJSON(["feedbacks": results, "awakeSeconds": stats.awakeSeconds, "final": final])
             } else {
-                let stopped = final["go"] as? Bool == false ? "actuator stopped (GO 0)" : "GO still set"
+                let stopped = final["driving"] as? Bool == false ? "actuator stopped" : "actuator STILL DRIVEN"
                 let standby = final["standby"] as? Bool == true ? "chip in standby" : "chip NOT in standby"
                 print(
                     "tour done: \(results.count - notPlayed.count) of \(results.count) feedbacks played, \(stats.bus.transactions) bus transactions, chip awake \(String(format: "%.2f", stats.awakeSeconds)) s; read back: \(stopped), \(standby)"

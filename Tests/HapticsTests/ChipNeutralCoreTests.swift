@@ -60,6 +60,9 @@ final class StreamOnlyChip: HapticChipDriver {
     func playbackStatus() throws(HapticChipError) -> HapticChipStatus { HapticChipStatus(playing: false) }
     func clearFaults() throws(HapticChipError) {}
     func finishPlayback() throws(HapticChipError) {}
+    func readBack() throws(HapticChipError) -> HapticChipReadBack {
+        HapticChipReadBack(standby: power != .ready, driving: (drive.last?.level ?? 0) != 0)
+    }
 }
 
 /// The engine's core drives any chip through `HapticChipDriver`: on a chip with only the required

@@ -80,12 +80,12 @@ private func noCalibrations() -> HapticBoard.Options {
         let hardware = try SimulatedHardware(board: file, clock: clock)
         let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
         #expect(board.chips[0].calibrationKey == key)
-        #expect(board.chips[0].configuration.calibration == values)
+        #expect(board.chips[0].configuration?.calibration == values)
         let chip = try #require(hardware.chips[file.drivers[0].name])
         #expect(chip.registers[.autoCalibrationCompensation] == 0x0B && chip.registers[.autoCalibrationBackEMF] == 0x77)
         options.calibrationNamespace = "elsewhere:"
         let other = try HapticBoard.open(file, hardware: try SimulatedHardware(board: file, clock: clock), clock: clock, options: options)
-        #expect(other.chips[0].configuration.calibration != values, "another chip's calibration was applied")
+        #expect(other.chips[0].configuration?.calibration != values, "another chip's calibration was applied")
         #expect(other.chips[0].calibrationSource.hasPrefix("calibrated at start-up"))
     }
 
@@ -100,7 +100,7 @@ private func noCalibrations() -> HapticBoard.Options {
         let mux = try #require(file.drivers[0].mux)
         #expect(
             board.origin(of: board.chips[0], simulated: false)
-                == "\(file.drivers[0].address) on \(I2CBusPath.resolve(file.drivers[0].bus)) via TCA9548A \(mux.address) channel \(mux.channel)")
+                == "DRV2605L at \(file.drivers[0].address) on \(I2CBusPath.resolve(file.drivers[0].bus)) via TCA9548A \(mux.address) channel \(mux.channel)")
         #expect(board.origin(of: board.chips[0], simulated: true).hasPrefix("simulated DRV2605L with an"))
         #expect(HapticBoard.Options.firstChip(of: file, simulated: true).calibrationNamespace == "simulated:")
         #expect(try BoardFile.named(nil, orSingleOn: "3").drivers.map(\.bus) == ["/dev/i2c-3"])
@@ -175,7 +175,7 @@ private func noCalibrations() -> HapticBoard.Options {
         defer { try? FileManager.default.removeItem(atPath: store.path) }
         let first = try Self.open(file, store: store)
         #expect(Self.calibrationStarted(first.trace), "no MODE 7 + GO at the first start-up")
-        let calibration = try #require(first.board.chips[0].configuration.calibration)
+        let calibration = try #require(first.board.chips[0].configuration?.calibration)
         #expect(first.chip.registers[.autoCalibrationCompensation] == calibration.compensation)
         #expect(first.informed.count == 1 && first.informed[0].contains("auto-calibrated at start-up"), "\(first.informed)")
         #expect(first.informed[0].contains(store.path))
@@ -186,7 +186,7 @@ private func noCalibrations() -> HapticBoard.Options {
         let second = try Self.open(file, store: store)
         #expect(!Self.calibrationStarted(second.trace), "calibrated again although a calibration was saved")
         #expect(second.informed.isEmpty)
-        #expect(second.board.chips[0].configuration.calibration == calibration)
+        #expect(second.board.chips[0].configuration?.calibration == calibration)
         #expect(second.board.chips[0].calibrationSource.hasPrefix("restored from"))
         #expect(second.chip.registers[.autoCalibrationBackEMF] == calibration.backEMF)
     }
@@ -195,7 +195,7 @@ private func noCalibrations() -> HapticBoard.Options {
     @Test func withoutAStoreTheChipIsStillCalibrated() throws {
         let opened = try Self.open(try shippedBoard("adafruit-drv2605l"), store: nil)
         #expect(Self.calibrationStarted(opened.trace))
-        #expect(opened.board.chips[0].configuration.calibration != nil)
+        #expect(opened.board.chips[0].configuration?.calibration != nil)
         #expect(opened.board.engine.capabilities.loop == .closed)
     }
 
@@ -233,7 +233,7 @@ private func noCalibrations() -> HapticBoard.Options {
         #expect(opened.board.engine.capabilities.loop == .open)
         #expect(opened.chip.registers[Control3Register.self].lraOpenLoop, "the chip was left closed loop")
         #expect(opened.warned.contains { $0.contains("auto-calibration at start-up failed") && $0.contains("open loop") }, "\(opened.warned)")
-        #expect(opened.board.chips[0].configuration.calibration == nil)
+        #expect(opened.board.chips[0].configuration?.calibration == nil)
         #expect(try store.records().isEmpty)
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DA7280
 import DRV2605
 import Foundation
 import HardwareAccess
@@ -64,17 +65,51 @@ public struct BoardFile: Sendable, Equatable {
         public var loop: LoopMode?
         /// A note for people (the part number, where it is mounted).
         public var description: String?
+        /// The coil's resistance, in ohms (`"impedanceOhms"`): a DA7280 needs it.
+        public var impedanceOhms: Double? = nil
+        /// The actuator's current limit, in mA (`"maximumMilliamps"`): a DA7280 needs it.
+        public var maximumMilliamps: Double? = nil
+        /// An ERM's shape for a DA7280 (`"shape"`: `coin`, the default, or `bar`).
+        public var ermShape: DA7280Actuator.Kind = .ermCoin
+
+        /// The actuator as a DA7280 is told about it: the rated and maximum voltages, the
+        /// resonance, and the impedance and current limit this chip needs besides.
+        public func da7280Actuator(file: String) throws(BoardFileError) -> DA7280Actuator {
+            func missing(_ key: String, _ what: String) -> BoardFileError {
+                BoardFileError(file: file, field: "actuators.\(name).\(key)", problem: "is missing: a DA7280 needs the actuator's \(what)")
+            }
+            guard let impedanceOhms else { throw missing("impedanceOhms", "coil resistance in ohms") }
+            guard let maximumMilliamps else { throw missing("maximumMilliamps", "current limit in mA") }
+            switch specification {
+            case let .lra(rated, maximum, hz):
+                return DA7280Actuator(
+                    kind: .lra, nominalVolts: rated, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: maximumMilliamps,
+                    impedanceOhms: impedanceOhms, resonantHz: hz)
+            case let .erm(rated, maximum):
+                return DA7280Actuator(
+                    kind: ermShape, nominalVolts: rated, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: maximumMilliamps,
+                    impedanceOhms: impedanceOhms)
+            }
+        }
     }
 
-    /// One DRV2605 on the board.
+    /// Which driver chip a board's driver entry is: what opens it.
+    public enum ChipFamily: String, Sendable, Equatable {
+        /// TI's DRV2605, DRV2605L, DRV2604 and DRV2604L (the exact part in `Driver.part`).
+        case drv2605
+        /// Dialog's (Renesas') DA7280.
+        case da7280
+    }
+
+    /// One haptic driver chip on the board.
     public struct Driver: Sendable, Equatable {
         /// What `--driver` calls it.
         public var name: String
         /// The I2C bus, "/dev/i2c-1" or "1".
         public var bus: String
-        /// 0x5A for every DRV2605 (the chip has no address pins).
+        /// 0x5A for every DRV2605 (the chip has no address pins); 0x4A for a DA7280 unless said.
         public var address: I2CAddress
-        /// The part expected; a different one found at start-up is reported.
+        /// The DRV2605-family part expected; a different one found at start-up is reported.
         public var part: Part?
         /// The GPIO line wired to EN, if any: lets the engine shut the chip down when idle.
         public var enable: Line?
@@ -86,6 +121,8 @@ public struct BoardFile: Sendable, Equatable {
         public var mux: MuxChannel?
         /// What start-up does about auto-calibration (`"calibration"`; default `auto`).
         public var calibration: CalibrationPolicy = .auto
+        /// The chip (`"part": "da7280"` makes it a DA7280; any other part, or none, a DRV2605).
+        public var family: ChipFamily = .drv2605
     }
 
     /// Where the file was read from (errors name it).

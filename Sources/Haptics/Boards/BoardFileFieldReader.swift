@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DA7280
 import DRV2605
 import Foundation
 import HardwareAccess
@@ -104,9 +105,24 @@ struct FieldReader {
             guard let parsed = LoopMode(rawValue: text.lowercased()) else { throw fail("\(field).loop", "is '\(text)'", "closed, open") }
             loop = parsed
         }
+        var ermShape = DA7280Actuator.Kind.ermCoin
+        if let text = try optionalString(object["shape"], "\(field).shape") {
+            guard specification.type == .erm, let shape = ["coin": DA7280Actuator.Kind.ermCoin, "bar": .ermBar][text.lowercased()] else {
+                throw fail("\(field).shape", "is '\(text)'", "coin or bar, for an ERM")
+            }
+            ermShape = shape
+        }
         return BoardFile.Actuator(
             name: name, specification: specification, library: library, loop: loop,
-            description: try optionalString(object["description"], "\(field).description"))
+            description: try optionalString(object["description"], "\(field).description"),
+            impedanceOhms: try positive(object["impedanceOhms"], "\(field).impedanceOhms"),
+            maximumMilliamps: try positive(object["maximumMilliamps"], "\(field).maximumMilliamps"), ermShape: ermShape)
+    }
+
+    func positive(_ value: Any?, _ field: String) throws(BoardFileError) -> Double? {
+        guard let number = try optionalDouble(value, field) else { return nil }
+        guard number > 0 else { throw fail(field, "is \(number)", "a positive number") }
+        return number
     }
 
     func driver(_ value: Any?, index: Int, defaultBus: String) throws(BoardFileError) -> BoardFile.Driver {
@@ -114,11 +130,22 @@ struct FieldReader {
         let object = try object(value, field)
         let name = try optionalString(object["name"], "\(field).name") ?? "driver\(index)"
         let bus = try optionalString(object["bus"], "\(field).bus") ?? defaultBus
-        let address = object["address"] == nil ? I2CAddress.drv2605 : try self.address(object["address"], "\(field).address")
         var part: Part?
+        var family = BoardFile.ChipFamily.drv2605
         if let text = try optionalString(object["part"], "\(field).part") {
-            guard let parsed = Part(name: text) else { throw fail("\(field).part", "is '\(text)'", "drv2605, drv2605l, drv2604, drv2604l") }
-            part = parsed
+            if text.lowercased() == BoardFile.ChipFamily.da7280.rawValue {
+                family = .da7280
+            } else {
+                guard let parsed = Part(name: text) else { throw fail("\(field).part", "is '\(text)'", "drv2605, drv2605l, drv2604, drv2604l, da7280") }
+                part = parsed
+            }
+        }
+        let defaultAddress = family == .da7280 ? I2CAddress.da7280 : .drv2605
+        let address = object["address"] == nil ? defaultAddress : try self.address(object["address"], "\(field).address")
+        if family == .da7280 {
+            for pin in ["enable", "trigger", "calibration"] where object[pin] != nil {
+                throw fail("\(field).\(pin)", "is set", "nothing: a DA7280 has no EN or IN/TRIG pin and calibrates itself")
+            }
         }
         var mux: BoardFile.MuxChannel?
         if let muxValue = object["mux"] {
@@ -146,7 +173,7 @@ struct FieldReader {
             name: name, bus: bus, address: address, part: part,
             enable: try line(object["enable"], "\(field).enable"),
             trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux,
-            calibration: calibration)
+            calibration: calibration, family: family)
     }
 
     func sequence(_ value: Any?, _ field: String) throws(BoardFileError) -> WaveformSequence {

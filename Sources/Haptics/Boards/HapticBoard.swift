@@ -19,8 +19,11 @@ public final class HapticBoard {
         /// The driver's name in the board file.
         public let name: String
         public let engine: HapticEngine
-        /// What was written at start-up, the restored calibration included.
-        public let configuration: DRV2605Configuration
+        /// What was written at start-up to a DRV2605, the restored calibration included (nil
+        /// for a chip of another family).
+        public let configuration: DRV2605Configuration?
+        /// What the chip drives.
+        public var actuator: ActuatorType { engine.capabilities.actuator }
         /// The key its calibration is saved under (bus, address, multiplexer channel, actuator).
         public let calibrationKey: String
         /// Where its calibration came from, for people: "restored from ... (calibrated ...)" or why not.
@@ -85,7 +88,9 @@ public final class HapticBoard {
         options: Options = Options()
     ) throws -> HapticBoard {
         let preset = try file.actuator(named: options.actuator)
-        let configuration = try file.configuration(actuator: preset.name)
+        let drivesDRV2605 = file.drivers.contains { $0.family == .drv2605 && (options.drivers?.contains($0.name) ?? true) }
+        // DRV2605 register values are only computed (and their limits checked) for a board that has one.
+        let configuration = drivesDRV2605 ? try file.configuration(actuator: preset.name) : DRV2605Configuration(actuator: preset.specification.type)
         let drivers = try (options.drivers ?? file.drivers.map(\.name)).map { name throws(BoardFileError) -> BoardFile.Driver in
             guard let driver = file.drivers.first(where: { $0.name == name }) else {
                 throw BoardFileError(
@@ -96,7 +101,7 @@ public final class HapticBoard {
         }
         guard !drivers.isEmpty else { throw BoardFileError(file: file.path, field: "drivers", problem: "lists no drivers") }
         var engineOptions = options.engine
-        engineOptions.mapping = file.mapping(for: configuration.actuator)
+        engineOptions.mapping = file.mapping(for: preset.specification.type)
         var switches: [String: TCA9548A] = [:]
         var chips: [Chip] = []
         for driver in drivers {
@@ -125,6 +130,12 @@ public final class HapticBoard {
                 bus = front.channel(mux.channel) ?? base
             } else {
                 bus = base
+            }
+            if driver.family == .da7280 {
+                let engine = try openDA7280(driver, preset: preset, file: file, bus: bus, clock: clock, engineOptions: engineOptions, options: options)
+                chips.append(
+                    Chip(name: driver.name, engine: engine, configuration: nil, calibrationKey: key, calibrationSource: "none needed: the DA7280 measures its actuator itself"))
+                continue
             }
             let enable = try driver.enable.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic EN \(driver.name)") }
             let trigger = try driver.trigger.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic IN/TRIG \(driver.name)") }
@@ -261,9 +272,9 @@ extension HapticBoard {
     /// Where `chip` plays, for people: "simulated DRV2605L with an LRA", or "0x5A on /dev/i2c-1"
     /// with the TCA9548A channel when there is one.
     public func origin(of chip: Chip, simulated: Bool) -> String {
-        if simulated { return "simulated \(chip.engine.capabilities.chip) with an \(chip.configuration.actuator)" }
+        if simulated { return "simulated \(chip.engine.capabilities.chip) with an \(chip.actuator)" }
         let driver = file.drivers.first { $0.name == chip.name }
-        return "\(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
+        return "\(chip.engine.capabilities.chip) at \(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
             + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
     }
 }

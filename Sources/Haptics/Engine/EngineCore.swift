@@ -104,6 +104,21 @@ final class EngineCore {
         noteAwake(driver.power == .ready)
     }
 
+    /// After a streamed feedback: a fault the chip raised while it drove (a short, an actuator that
+    /// never moved) is counted, logged and cleared here, as after a sequence the chip played.
+    private func checkFaultsAfterStream() {
+        do {
+            let status = try driver.playbackStatus()
+            if status.hasFault {
+                counts.faults += 1
+                logger.error("haptics: \(status.fault)")
+                clearFaults()
+            }
+        } catch {
+            recover("the check after a real-time clip", error)
+        }
+    }
+
     /// After a fault was reported: the chip reset to clear the latch (it would otherwise report the
     /// same fault after every feedback, and a diagnosis would find it). Logged if it fails.
     private func clearFaults() {
@@ -295,6 +310,7 @@ final class EngineCore {
             if now >= end {
                 clip = nil
                 do { try driver.endRealTimePlayback(standby: preparedUntil == nil) } catch { recover("ending a real-time clip", error) }
+                checkFaultsAfterStream()
                 noteAwake(driver.power == .ready)
                 return nil
             }

@@ -322,6 +322,12 @@ public final class HapticEngine: Sendable {
         }
     }
 
+    /// Direct access to whatever chip the engine drives, through the chip-neutral protocol,
+    /// serialized with everything else (a read-back after playing).
+    public func withChip<T>(_ body: (any HapticChipDriver) throws -> T) rethrows -> T {
+        try core.withLock { core in try body(core.driver) }
+    }
+
     func withCore<T>(_ body: (EngineCore) -> T) -> T {
         core.withLock { body($0) }
     }

@@ -2,7 +2,7 @@
 
 import HardwareAccess
 
-/// What the simulated actuator was driven with over time: a step function of drive level
+/// What a simulated actuator was driven with over time, whatever chip drove it: a step function of drive level
 /// (−1...1 of full scale; negative is braking or reversed phase).
 ///
 /// Tests assert on it — energy delivered, onset, how long the motor ran — because that is what
@@ -13,6 +13,11 @@ public struct ActuatorRecord: Sendable, Equatable {
         public var time: ClockInstant
         /// −1...1 of full scale (negative: braking or reverse phase).
         public var level: Double
+        /// `level` from `time` on.
+        public init(time: ClockInstant, level: Double) {
+            self.time = time
+            self.level = level
+        }
     }
     /// Level changes in time order; the level holds until the next sample.
     public private(set) var samples: [Sample] = []
@@ -31,8 +36,9 @@ public struct ActuatorRecord: Sendable, Equatable {
         return low == 0 ? 0 : samples[low - 1].level
     }
 
-    /// Adds a level change at `time`, dropping anything planned after it (a cancel or a new command).
-    mutating func set(_ level: Double, at time: ClockInstant) {
+    /// Adds a level change at `time`, dropping anything planned after it (a cancel or a new
+    /// command): what a simulated chip calls when its drive changes.
+    public mutating func set(_ level: Double, at time: ClockInstant) {
         truncate(after: time)
         if let last = samples.last, last.level == level { return }
         if let last = samples.last, last.time == time { samples.removeLast() }
@@ -42,12 +48,12 @@ public struct ActuatorRecord: Sendable, Equatable {
     }
 
     /// Plans future samples (a ROM sequence). They stay unless a later command truncates them.
-    mutating func plan(_ planned: [Sample]) {
+    public mutating func plan(_ planned: [Sample]) {
         for sample in planned { set(sample.level, at: sample.time) }
     }
 
     /// Forgets the planned part after `time` and holds the level at `time` from there.
-    mutating func truncate(after time: ClockInstant) {
+    public mutating func truncate(after time: ClockInstant) {
         // Samples are in time order and usually nothing lies ahead: check the end first, then
         // binary-search, so long recordings stay cheap.
         guard let last = samples.last, last.time > time else { return }

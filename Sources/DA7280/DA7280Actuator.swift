@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HapticChip
+
+/// An actuator as the DA7280 is told about it: the datasheet values its ACTUATOR1-3,
+/// CALIB_V2I and FRQ_LRA_PER registers are computed from. The chip measures and tracks the rest
+/// (impedance drift, the resonance while driving) itself.
+public struct DA7280Actuator: Sendable, Hashable {
+    /// LRA, or an ERM of either shape (a coin ERM has no back-EMF the loops can use).
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case lra
+        case ermBar = "erm-bar"
+        case ermCoin = "erm-coin"
+    }
+
+    public var kind: Kind
+    /// The rated drive voltage (RMS for an LRA): what full scale in DRO mode drives.
+    public var nominalVolts: Double
+    /// The most the actuator may ever see (the chip's overdrive limit).
+    public var absoluteMaximumVolts: Double
+    /// The actuator's current limit, in mA (the chip's over-current threshold is set from it).
+    public var maximumCurrentMilliamps: Double
+    /// The coil's DC resistance, in ohms.
+    public var impedanceOhms: Double
+    /// An LRA's resonant frequency (nil for an ERM).
+    public var resonantHz: Double?
+
+    /// An actuator from its datasheet values.
+    public init(
+        kind: Kind, nominalVolts: Double, absoluteMaximumVolts: Double, maximumCurrentMilliamps: Double, impedanceOhms: Double,
+        resonantHz: Double? = nil
+    ) {
+        self.kind = kind
+        self.nominalVolts = nominalVolts
+        self.absoluteMaximumVolts = absoluteMaximumVolts
+        self.maximumCurrentMilliamps = maximumCurrentMilliamps
+        self.impedanceOhms = impedanceOhms
+        self.resonantHz = resonantHz
+    }
+
+    /// The LRA on SparkFun's Qwiic Haptic Driver (ROB-17590), with the values SparkFun's own
+    /// library configures it with: 2.106 V nominal, 2.26 V maximum, 165.4 mA, 13.8 Ω, 170 Hz.
+    public static let sparkFunQwiicLRA = DA7280Actuator(
+        kind: .lra, nominalVolts: 2.106, absoluteMaximumVolts: 2.26, maximumCurrentMilliamps: 165.4, impedanceOhms: 13.8,
+        resonantHz: 170)
+
+    /// The register values, or why the actuator cannot be driven by this chip.
+    public func registers() throws(HapticChipError) -> DA7280ActuatorRegisters {
+        func invalid(_ text: String) -> HapticChipError { .invalidConfiguration("DA7280 actuator: \(text)") }
+        guard nominalVolts.isFinite, nominalVolts > 0, nominalVolts <= DA7280Equations.maximumVolts else {
+            throw invalid("nominal voltage \(nominalVolts) V is outside 0-\(DA7280Equations.maximumVolts) V")
+        }
+        guard absoluteMaximumVolts.isFinite, absoluteMaximumVolts >= nominalVolts, absoluteMaximumVolts <= DA7280Equations.maximumVolts else {
+            throw invalid("absolute maximum \(absoluteMaximumVolts) V must be at least the nominal \(nominalVolts) V and at most \(DA7280Equations.maximumVolts) V")
+        }
+        guard maximumCurrentMilliamps.isFinite, let imax = DA7280Equations.currentMaximumField(milliamps: maximumCurrentMilliamps) else {
+            throw invalid("current limit \(maximumCurrentMilliamps) mA is outside 28.6-251.8 mA")
+        }
+        guard impedanceOhms.isFinite, impedanceOhms >= 1, impedanceOhms <= 1500 else {
+            throw invalid("impedance \(impedanceOhms) Ω is outside 1-1500 Ω")
+        }
+        var period: UInt16?
+        if kind == .lra {
+            guard let hz = resonantHz, hz.isFinite, hz > 50, hz < 300 else {
+                throw invalid("an LRA needs its resonant frequency, between 50 and 300 Hz (got \(resonantHz.map { "\($0) Hz" } ?? "none"))")
+            }
+            period = DA7280Equations.lraPeriodField(hz: hz)
+        }
+        return DA7280ActuatorRegisters(
+            nominalMaximum: DA7280Equations.voltageField(volts: nominalVolts),
+            absoluteMaximum: DA7280Equations.voltageField(volts: absoluteMaximumVolts),
+            currentMaximum: imax,
+            v2iFactor: DA7280Equations.v2iFactor(impedanceOhms: impedanceOhms, currentMaximumField: imax),
+            lraPeriod: period)
+    }
+}
+
+/// What `DA7280Actuator.registers()` computed.
+public struct DA7280ActuatorRegisters: Sendable, Hashable {
+    /// ACTUATOR_NOMMAX.
+    public var nominalMaximum: UInt8
+    /// ACTUATOR_ABSMAX.
+    public var absoluteMaximum: UInt8
+    /// ACTUATOR_IMAX (0...31).
+    public var currentMaximum: UInt8
+    /// CALIB_V2I_FACTOR (high byte in CALIB_V2I_H).
+    public var v2iFactor: UInt16
+    /// The 15-bit LRA_PER (nil for an ERM: the registers are left at their reset values).
+    public var lraPeriod: UInt16?
+
+    /// Registers 0x0A-0x10 in order (FRQ_LRA_PER_H/L, ACTUATOR1-3, CALIB_V2I_H/L): one burst.
+    /// An ERM's period bytes are `resetPeriod`'s, so the burst is the same length for both.
+    public func burst(resetPeriod: UInt16 = DA7280Equations.resetLRAPeriod) -> [UInt8] {
+        let period = lraPeriod ?? resetPeriod
+        return [
+            UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F), nominalMaximum, absoluteMaximum, currentMaximum,
+            UInt8(v2iFactor >> 8), UInt8(v2iFactor & 0xFF)
+        ]
+    }
+}
+
+/// The DA7280 datasheet's equations, as Linux's `da7280` driver and SparkFun's library apply them
+/// on the chip.
+public enum DA7280Equations {
+    /// Volts per ACTUATOR_NOMMAX/ABSMAX step.
+    public static let voltsPerStep = 0.0234
+    /// The highest voltage the registers hold (255 steps; Linux refuses 6 V and above).
+    public static let maximumVolts = 5.967
+    /// Seconds per FRQ_LRA_PER step.
+    public static let periodStep = 1.33332e-6
+    /// FRQ_LRA_PER_H/L after reset (0x39, 0x32: about 102 Hz), as Linux's driver has them.
+    public static let resetLRAPeriod: UInt16 = 0x39 << 7 | 0x32
+
+    /// ACTUATOR_NOMMAX/ABSMAX for `volts`: the nearest step.
+    public static func voltageField(volts: Double) -> UInt8 {
+        UInt8(max(1, min(255, (volts / voltsPerStep).rounded())))
+    }
+    /// The voltage a NOMMAX/ABSMAX value stands for.
+    public static func volts(field: UInt8) -> Double { Double(field) * voltsPerStep }
+    /// ACTUATOR_IMAX for a current limit: I = 28.6 mA + 7.2 mA × IMAX, rounded down (a limit),
+    /// nil outside 28.6...251.8 mA.
+    public static func currentMaximumField(milliamps: Double) -> UInt8? {
+        let steps = ((milliamps - 28.6) / 7.2 + 1e-9).rounded(.down)
+        guard steps >= 0, steps <= 31 else { return nil }
+        return UInt8(steps)
+    }
+    /// CALIB_V2I_FACTOR = Z × (IMAX + 4) / 1.6104.
+    public static func v2iFactor(impedanceOhms: Double, currentMaximumField: UInt8) -> UInt16 {
+        UInt16(min(65535, (impedanceOhms * Double(currentMaximumField + 4) / 1.6104).rounded(.down)))
+    }
+    /// LRA_PER = 1 / (f × 1.33332 µs), 15 bits.
+    public static func lraPeriodField(hz: Double) -> UInt16 {
+        UInt16(min(0x7FFF, (1 / (hz * periodStep)).rounded()))
+    }
+    /// The frequency a LRA_PER value stands for.
+    public static func frequency(periodField: UInt16) -> Double? {
+        periodField == 0 ? nil : 1 / (Double(periodField) * periodStep)
+    }
+    /// OVERRIDE_VAL for a drive level 0...1 of NOMMAX with ACCELERATION_EN set (0...0x7F);
+    /// negative levels are 0: with acceleration on, the chip brakes by itself.
+    public static func overrideValue(level: Double) -> UInt8 {
+        guard level.isFinite, level > 0 else { return 0 }
+        return UInt8(min(127, (level * 127).rounded()))
+    }
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DA7280
+import HardwareAccess
+import HardwareSimulation
+
+/// A DA7280 on a virtual (or real) clock, as an `I2CBus`: the register file with its reset
+/// values, read-only and write-one-to-clear registers, auto-incrementing bursts, IDLE/STANDBY,
+/// the DRO drive, and an actuator that can be shorted or open (the chip latches the fault and
+/// stops). The rules are `DA7280Model`'s. It records every transaction and what the actuator was
+/// driven with.
+public final class SimulatedDA7280: I2CBus {
+    /// The time the chip lives in.
+    public let clock: any HapticClock
+    /// Where it answers (0x4A unless the board says otherwise).
+    public let address: I2CAddress
+    /// The 256 registers.
+    public private(set) var registers: [UInt8] = DA7280Model.resetValues
+    /// Every transaction, with its time and outcome.
+    public private(set) var trace: [BusTransaction] = []
+    /// Keep the trace (on by default; benchmarks turn it off).
+    public var keepsTrace = true
+    /// What the actuator was driven with.
+    public private(set) var output = ActuatorRecord()
+    /// The actuator's coil is shorted: driving it latches over-current.
+    public var actuatorShorted = false
+    /// The actuator is disconnected: driving it (with back-EMF sensing) latches an actuator fault.
+    public var actuatorOpen = false
+    /// The chip is gone from the bus: every transaction NACKs.
+    public var disconnected = false
+
+    /// A chip just powered on, at `address`.
+    public init(clock: any HapticClock, address: I2CAddress = .da7280) {
+        self.clock = clock
+        self.address = address
+    }
+
+    /// A register by name.
+    public subscript(register: DA7280Register) -> UInt8 { registers[Int(register.rawValue)] }
+
+    /// The drive the registers ask for now.
+    public var drive: Double {
+        DA7280Model.drive(topControl1: self[.topControl1], topControl2: self[.topControl2], topConfiguration1: self[.topConfiguration1])
+    }
+
+    // MARK: - I2CBus
+
+    /// A write from the first byte's register on (auto-increment), each byte by the model's rules.
+    public func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) {
+        let now = clock.now
+        try check(address, .write, bytes, at: now)
+        record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: nil))
+        guard let start = bytes.first else { return }
+        for (offset, value) in bytes.dropFirst().enumerated() {
+            let index = Int(start) + offset
+            guard index < registers.count else { break }
+            registers[index] = DA7280Model.afterWrite(register: UInt8(index), old: registers[index], written: value)
+        }
+        update(at: now)
+    }
+
+    /// A read from the register written first (auto-increment).
+    public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
+        let now = clock.now
+        try check(address, .writeRead, bytes, at: now)
+        let start = Int(bytes.last ?? 0)
+        let result = (0..<count).map { start + $0 < registers.count ? registers[start + $0] : 0 }
+        record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: nil))
+        return result
+    }
+
+    // MARK: - Behaviour
+
+    /// Applies the drive the registers now ask for, and a fault if the actuator has one.
+    private func update(at now: ClockInstant) {
+        var level = drive
+        let fault = DA7280Model.faultEvent(
+            actuatorShorted: actuatorShorted, actuatorOpen: actuatorOpen,
+            backEMFSense: DA7280Register.TopConfiguration1(rawValue: self[.topConfiguration1]).contains(.backEMFSense))
+        if level != 0, !fault.isEmpty {
+            registers[Int(DA7280Register.irqEvent1.rawValue)] |= fault.rawValue
+            registers[Int(DA7280Register.irqStatus1.rawValue)] |= fault.rawValue
+            registers[Int(DA7280Register.topControl1.rawValue)] &= ~0x07
+            level = 0
+        } else if level != 0 {
+            registers[Int(DA7280Register.irqStatus1.rawValue)] &= ~DA7280Register.Event.stopsDriving.rawValue
+        }
+        output.set(level, at: now)
+    }
+
+    private func check(_ address: I2CAddress, _ kind: BusTransaction.Kind, _ bytes: [UInt8], at now: ClockInstant) throws(I2CError) {
+        guard disconnected || address != self.address else { return }
+        let error = I2CError(
+            .noAcknowledge, operation: kind == .write ? "write to \(address)" : "read from \(address)", address: address,
+            detail: disconnected ? "the simulated DA7280 is disconnected" : "no simulated device at this address")
+        record(BusTransaction(time: now, kind: kind, address: address, written: bytes, read: [], error: error.kind))
+        throw error
+    }
+
+    private func record(_ transaction: BusTransaction) {
+        if keepsTrace { trace.append(transaction) }
+    }
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DA7280
+import HapticChip
+import HardwareAccess
+
+extension HapticBoard {
+    /// A DA7280 driver entry opened: the chip checked and configured for the board's actuator,
+    /// and an engine on it through the chip-neutral protocol. It has no effect library this
+    /// stack uses yet, so every feedback plays as the DRO stream of its designed envelope.
+    static func openDA7280(
+        _ driver: BoardFile.Driver, preset: BoardFile.Actuator, file: BoardFile, bus: any I2CBus, clock: any HapticClock,
+        engineOptions: HapticEngine.Options, options: Options
+    ) throws -> HapticEngine {
+        let actuator = try preset.da7280Actuator(file: file.path)
+        let monitored = MonitoredBus(bus, clock: clock, observer: options.observer)
+        let chip = DA7280Driver(bus: monitored, address: driver.address, actuator: actuator, clock: clock)
+        try chip.start()
+        let capabilities = HapticEngine.Capabilities(
+            chip: "DA7280", actuator: preset.specification.type, loop: actuator.kind == .ermCoin ? .open : .closed,
+            hasTriggerPin: false, hasEnablePin: false)
+        return HapticEngine(
+            driver: chip, library: nil, capabilities: capabilities,
+            mapping: engineOptions.mapping ?? FeedbackMapping.standard(for: preset.specification.type), bus: monitored,
+            options: engineOptions, logger: options.logger)
+    }
+}

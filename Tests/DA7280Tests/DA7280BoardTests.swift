@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DA7280
+import DA7280Simulator
+import Foundation
+import HapticChip
+import Haptics
+import HapticsSimulation
+import HardwareAccess
+import Testing
+
+private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Boards")
+
+/// A DA7280 board file opens through the same `HapticBoard` as a DRV2605's, and the engine plays
+/// every feedback on it through the chip-neutral core: writes to 0x4A only, felt, and stopped.
+@Suite struct DA7280BoardTests {
+    static func open(_ name: String = "sparkfun-qwiic-da7280", actuator: String? = nil) throws -> (HapticBoard, SimulatedDA7280, VirtualClock) {
+        let file = try BoardFile.load(boardsDirectory.appendingPathComponent(name + ".json").path)
+        let clock = VirtualClock()
+        let hardware = try SimulatedHardware(board: file, actuator: actuator, clock: clock)
+        var options = HapticBoard.Options()
+        options.engine = .isolated
+        options.calibrations = nil
+        options.actuator = actuator
+        let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
+        let chip = try #require(hardware.da7280Chips["main"])
+        return (board, chip, clock)
+    }
+
+    @Test(arguments: [("sparkfun-qwiic-da7280", "lra"), ("bare-da7280", "lra"), ("bare-da7280", "erm")])
+    func everyFeedbackPlaysOnTheDA7280(board name: String, actuator: String) throws {
+        let (board, chip, clock) = try Self.open(name, actuator: actuator)
+        let engine = board.engine
+        #expect(engine.capabilities.chip == "DA7280")
+        #expect(engine.capabilities.part == nil && engine.capabilities.library == nil)
+        #expect(board.chips[0].configuration == nil)
+        for kind in FeedbackKind.all {
+            clock.advance(by: .seconds(3))
+            let start = clock.now
+            let before = chip.trace.count
+            #expect(engine.play(Feedback(kind: kind)) == .played, "\(kind)")
+            clock.advance(by: .seconds(2))
+            #expect(chip.output.energy(from: start, to: clock.now) > 0, "\(kind): nothing felt")
+            #expect(chip.trace[before...].contains { $0.written.first == 0x23 && ($0.written.last ?? 0) > 0 }, "\(kind): no DRO level written")
+            #expect(chip.drive == 0, "\(kind): still driving")
+            #expect(chip[.topControl1] == 0, "\(kind): not back in IDLE")
+        }
+        #expect(chip.trace.allSatisfy { $0.address == .da7280 })
+        #expect(engine.statistics.dropped == 0)
+        let readBack = try engine.withChip { try $0.readBack() }
+        #expect(readBack.standby && !readBack.driving)
+    }
+
+    /// A pattern (a transient and a continuous event) plays as the stream too.
+    @Test func aPatternPlaysOnTheDA7280() throws {
+        let (board, chip, clock) = try Self.open()
+        let pattern = HapticPattern(events: [
+            .init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.5),
+            .init(type: .hapticContinuous, time: 0.1, duration: 0.3, intensity: 0.6, sharpness: 0.3)
+        ])
+        let player = PatternPlayer(engine: board.engine, pattern: PatternRenderer(strategy: .realTime).render(pattern))
+        player.start(at: clock.now)
+        #expect(player.runToCompletion() == .finished)
+        #expect(chip.output.energy(to: clock.now) > 0)
+        #expect(chip.output.activeSeconds(to: clock.now) >= 0.29)
+        #expect(chip.drive == 0)
+    }
+
+    /// A shorted actuator: the feedback is reported, the fault counted and cleared, nothing left driving.
+    @Test func aShortIsAFaultAndNothingKeepsDriving() throws {
+        let (board, chip, clock) = try Self.open()
+        chip.actuatorShorted = true
+        _ = board.engine.play(.impact(.heavy))
+        clock.advance(by: .seconds(2))
+        #expect(board.engine.statistics.faults >= 1)
+        #expect(chip.drive == 0)
+        chip.actuatorShorted = false
+        clock.advance(by: .seconds(3))
+        #expect(board.engine.play(.impact(.heavy)) == .played)
+        clock.advance(by: .seconds(2))
+        #expect(chip.output.energy(to: clock.now) > 0)
+    }
+
+    @Test func aDA7280ActuatorWithoutItsImpedanceIsABoardFileError() throws {
+        let json = """
+            { "format": 1, "name": "x", "description": "x", "bus": "1", "supplyVolts": 3.3,
+              "actuators": { "lra": { "type": "lra", "ratedVrms": 2, "maximumVrms": 2.5, "resonantHz": 170, "maximumMilliamps": 150 } },
+              "defaultActuator": "lra", "drivers": [ { "name": "main", "part": "da7280" } ] }
+            """
+        let file = try BoardFile.parse(Data(json.utf8), path: "x.json")
+        #expect(file.drivers[0].address == .da7280 && file.drivers[0].family == .da7280)
+        let clock = VirtualClock()
+        #expect {
+            _ = try HapticBoard.open(file, hardware: try SimulatedHardware(board: file, clock: clock), clock: clock)
+        } throws: { error in
+            (error as? BoardFileError)?.field == "actuators.lra.impedanceOhms"
+        }
+    }
+
+    @Test func aDA7280WithAnEnableLineIsABoardFileError() throws {
+        let json = """
+            { "format": 1, "name": "x", "description": "x", "bus": "1", "supplyVolts": 3.3,
+              "actuators": { "lra": { "type": "lra", "ratedVrms": 2, "maximumVrms": 2.5, "resonantHz": 170 } },
+              "defaultActuator": "lra", "drivers": [ { "name": "main", "part": "da7280", "enable": { "chip": "0", "line": 4 } } ] }
+            """
+        #expect { try BoardFile.parse(Data(json.utf8), path: "x.json") } throws: { error in
+            (error as? BoardFileError)?.field == "drivers[0].enable"
+        }
+    }
+}

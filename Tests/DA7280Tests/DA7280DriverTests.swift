@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DA7280
+import DA7280Simulator
+import HapticChip
+import HardwareAccess
+import Testing
+
+/// The DA7280 driver's bytes on the bus, checked against the register map, and what the simulated
+/// chip drives with them.
+@Suite struct DA7280DriverTests {
+    static func started(_ actuator: DA7280Actuator = .sparkFunQwiicLRA) throws -> (DA7280Driver, SimulatedDA7280, VirtualClock) {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        let driver = DA7280Driver(bus: chip, actuator: actuator, clock: clock)
+        try driver.start()
+        return (driver, chip, clock)
+    }
+
+    static func writes(_ chip: SimulatedDA7280, since index: Int = 0) -> [[UInt8]] {
+        chip.trace[index...].filter { $0.kind == .write }.map(\.written)
+    }
+
+    /// SparkFun's LRA: 2.106 V → NOMMAX 0x5A (the value SparkFun documents for 2.106 V), 2.26 V →
+    /// ABSMAX 97, 165.4 mA → IMAX 19, 13.8 Ω → V2I 13.8 × 23 / 1.6104 = 197, 170 Hz → LRA_PER 4412
+    /// (0x22, 0x3C), as Linux's formula gives it too.
+    @Test func theActuatorsRegistersFollowTheEquations() throws {
+        let registers = try DA7280Actuator.sparkFunQwiicLRA.registers()
+        #expect(registers.nominalMaximum == 0x5A)
+        #expect(registers.absoluteMaximum == 97)
+        #expect(registers.currentMaximum == 19)
+        #expect(registers.v2iFactor == 197)
+        #expect(registers.lraPeriod == 4412)
+        #expect(registers.burst() == [0x22, 0x3C, 0x5A, 97, 19, 0x00, 197])
+        #expect(abs((DA7280Equations.frequency(periodField: 4412) ?? 0) - 170) < 0.05)
+    }
+
+    @Test func anActuatorTheChipCannotDriveIsRefusedBeforeAnyWrite() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        var actuator = DA7280Actuator.sparkFunQwiicLRA
+        actuator.resonantHz = nil
+        let driver = DA7280Driver(bus: chip, actuator: actuator, clock: clock)
+        #expect(throws: HapticChipError.self) { try driver.start() }
+        #expect(chip.trace.isEmpty)
+        var weak = DA7280Actuator.sparkFunQwiicLRA
+        weak.maximumCurrentMilliamps = 10
+        #expect(throws: HapticChipError.self) { try weak.registers() }
+    }
+
+    /// Start-up: CHIP_REV read, the drive stopped, the actuator in one burst from 0x0A, TOP_CFG1,
+    /// the latched events cleared; the chip left in IDLE, not driving.
+    @Test func startUpIsFiveTransactions() throws {
+        let (driver, chip, _) = try Self.started()
+        #expect(chip.trace.count == 5)
+        #expect(chip.trace[0].kind == .writeRead && chip.trace[0].written == [0x00] && chip.trace[0].read == [0xBA])
+        #expect(Self.writes(chip) == [[0x22, 0x00], [0x0A, 0x22, 0x3C, 0x5A, 97, 19, 0x00, 197], [0x13, 0x1E], [0x03, 0xFF]])
+        #expect(chip.trace.allSatisfy { $0.address == .da7280 })
+        #expect(driver.power == .standby)
+        #expect(chip[.topControl1] == 0)
+        #expect(chip.drive == 0)
+    }
+
+    /// A coin ERM: ACTUATOR_TYPE set, acceleration, rapid stop and the loops off, V2I frozen.
+    @Test func aCoinERMIsConfiguredWithoutTheLoops() throws {
+        let erm = DA7280Actuator(kind: .ermCoin, nominalVolts: 3.0, absoluteMaximumVolts: 3.3, maximumCurrentMilliamps: 100, impedanceOhms: 30)
+        let (_, chip, _) = try Self.started(erm)
+        #expect(chip[.topConfiguration1] == 0x20)
+        #expect(chip[.topConfiguration4] == 0xC0)
+        #expect(Self.writes(chip).contains([0x0A, 0x39, 0x32, 128, 141, 9, 0x00, 242]))
+    }
+
+    /// Anything else at the address is refused, naming what it read.
+    @Test func anotherChipAtTheAddressIsNotADA7280() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock, address: I2CAddress(rawValue: 0x4B)!)
+        let driver = DA7280Driver(bus: chip, actuator: .sparkFunQwiicLRA, clock: clock)
+        #expect { try driver.start() } throws: { error in
+            guard case .bus(let bus) = error as? HapticChipError else { return false }
+            return bus.kind == .noAcknowledge
+        }
+    }
+
+    /// The stream: DRO mode with STANDBY_EN and zero level in one write, then one two-byte write a
+    /// level; the end stops the drive first (mode and level in one write) and goes back to IDLE.
+    @Test func theStreamIsDirectRegisterOverride() throws {
+        let (driver, chip, clock) = try Self.started()
+        let before = chip.trace.count
+        try driver.beginRealTimePlayback()
+        clock.advance(by: .milliseconds(5))
+        try driver.setRealTime(amplitude: 1)
+        clock.advance(by: .milliseconds(10))
+        try driver.setRealTime(amplitude: 0.5)
+        clock.advance(by: .milliseconds(5))
+        try driver.setRealTime(amplitude: 0.501)  // the same byte: not written again
+        clock.advance(by: .milliseconds(5))
+        try driver.setRealTime(amplitude: -1)
+        clock.advance(by: .milliseconds(5))
+        try driver.endRealTimePlayback(standby: true)
+        #expect(Self.writes(chip, since: before) == [[0x22, 0x09, 0x00], [0x23, 0x7F], [0x23, 64], [0x23, 0x00], [0x22, 0x00, 0x00]])
+        #expect(chip.output.level(at: .zero.advanced(by: .milliseconds(10))) == 1)
+        #expect(abs(chip.output.level(at: .zero.advanced(by: .milliseconds(20))) - 64.0 / 127) < 1e-9)
+        #expect(chip.output.activeSeconds(to: clock.now) == 0.020)
+        #expect(chip.drive == 0 && chip[.topControl1] == 0)
+        #expect(driver.power == .standby)
+        #expect(
+            try driver.readBack()
+                == HapticChipReadBack(
+                    standby: true, driving: false, details: ["operationMode": .int(0), "standbyEnabled": .bool(false), "overrideValue": .int(0)]))
+    }
+
+    /// Power: ready is STANDBY_EN, standby is IDLE; a stop keeps the power state and zeroes the level.
+    @Test func powerStatesAreStandbyEnable() throws {
+        let (driver, chip, _) = try Self.started()
+        try driver.wake()
+        #expect(chip[.topControl1] == 0x08 && driver.power == .ready)
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 0.8)
+        #expect(chip.drive > 0)
+        try driver.stop()
+        #expect(chip.drive == 0 && chip[.topControl1] == 0x08 && chip[.topControl2] == 0)
+        try driver.shutdown()
+        #expect(chip[.topControl1] == 0 && driver.power == .standby)
+        #expect(!driver.canShutDown)
+    }
+
+    /// A shorted actuator: the chip latches E_OC_FAULT and stops driving; the status reports it;
+    /// clearing writes 1s to IRQ_EVENT1 after leaving the drive off.
+    @Test func overCurrentIsLatchedReportedAndCleared() throws {
+        let (driver, chip, _) = try Self.started()
+        chip.actuatorShorted = true
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 1)
+        #expect(chip.drive == 0, "the chip kept driving a short")
+        #expect(chip[.irqEvent1] & 0x80 != 0)
+        let status = try driver.playbackStatus()
+        #expect(status.overCurrent && status.hasFault && !status.playing)
+        try driver.clearFaults()
+        #expect(chip[.irqEvent1] == 0)
+        #expect(chip[.topControl1] == 0)
+        #expect(try !driver.playbackStatus().hasFault)
+    }
+
+    /// An open actuator with back-EMF sensing: E_ACTUATOR_FAULT, reported as its own error.
+    @Test func anOpenActuatorIsAnActuatorFault() throws {
+        let (driver, chip, _) = try Self.started()
+        chip.actuatorOpen = true
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 0.5)
+        let status = try driver.playbackStatus()
+        #expect(status.actuatorFault && !status.overCurrent)
+        #expect(status.fault == .actuatorFault)
+        #expect(chip.drive == 0)
+    }
+
+    /// The stop on the error path: with the bus gone it throws nothing and counts what failed.
+    @Test func stopQuietlyNeverThrows() throws {
+        let (driver, chip, _) = try Self.started()
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 1)
+        chip.disconnected = true
+        driver.stopQuietly()
+        #expect(driver.suppressedErrors == 2)
+        chip.disconnected = false
+        driver.stopQuietly()
+        #expect(chip.drive == 0 && chip[.topControl1] == 0)
+    }
+}
