@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "drv2605-model",
             dependencies: [
-                "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware",
+                "DRV2605", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess", "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict

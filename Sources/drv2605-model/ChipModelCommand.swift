@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import DA7280Simulator
 import DRV2605
 import DRV2605Simulator
 import Foundation
@@ -18,8 +19,14 @@ struct ChipModelCommand: ParsableCommand {
         subcommands: [Header.self, Check.self])
 
     struct Header: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the C header for the kernel fixture (Tests/KernelFixtures).")
-        func run() { print(ChipModel.cHeader(), terminator: "") }
+        /// Which chip's fixture the header is for.
+        enum Chip: String, ExpressibleByArgument, CaseIterable {
+            case drv2605
+            case da7280
+        }
+        static let configuration = CommandConfiguration(abstract: "Print the C header for a kernel fixture (Tests/KernelFixtures).")
+        @Option(help: "The chip: drv2605 (i2c-drv2605-sim) or da7280 (i2c-da7280-sim).") var chip: Chip = .drv2605
+        func run() { print(chip == .drv2605 ? ChipModel.cHeader() : DA7280Model.cHeader(), terminator: "") }
     }
 
     struct Check: ParsableCommand {

@@ -220,6 +220,61 @@ else
     echo "HIL-ADAFRUIT: adafruit skipped: no Python in this image"
 fi
 
+step "a DA7280: Linux's da7280 driver, then ours, on the DA7280 fixture"
+D=/sys/module/i2c_da7280_sim/parameters
+DABUS=""
+for adapter in /sys/bus/i2c/devices/i2c-*; do
+    [ "$(cat "$adapter/name" 2>/dev/null)" = "da7280-sim" ] && DABUS="/dev/${adapter##*/}"
+done
+reg() { cat $D/registers | awk -v index_="$1" '{ print $(index_ + 1) }'; }
+if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
+    echo 1 > $D/fresh_chip
+    echo 1 > $D/attach_da7280 || fail "DA7280: the fixture could not instantiate da7280"
+    event=""
+    for _ in $(seq 50); do
+        for input in /sys/class/input/input*; do
+            grep -q "da7280-haptic" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
+        done
+        [ -n "$event" ] && break
+        sleep 0.1
+    done
+    if [ -z "$event" ]; then
+        dmesg | grep -i da7280 | tail -5
+        fail "DA7280: da7280 made no input device (probe failed)"
+    else
+        # Linux's probe from the device properties (SparkFun's LRA): NOMMAX and ABSMAX as µV/23400 + 1,
+        # IMAX (µA - 28600)/7200 + 1, V2I from 13.8 ohm, LRA_PER for 170 Hz, STANDBY_EN set.
+        probe="ACTUATOR1-3 $(reg 12) $(reg 13) $(reg 14), CALIB_V2I $(reg 15)$(reg 16), FRQ_LRA_PER $(reg 10) $(reg 11), TOP_CFG1 $(reg 19), TOP_CTL1 $(reg 34)"
+        [ "$(reg 12) $(reg 13) $(reg 14) $(reg 15)$(reg 16) $(reg 10) $(reg 11)" = "5b 61 14 00cd 22 3c" ] || fail "DA7280: da7280's probe wrote $probe"
+        before=$(cat $D/dro_writes)
+        ff-constant "/dev/input/$event" 0x2000 500 > /tmp/ff-constant.log 2>&1 || { cat /tmp/ff-constant.log; fail "DA7280: ff-constant"; }
+        peak=$(cat $D/drive_peak) writes=$(( $(cat $D/dro_writes) - before ))
+        [ "$peak" = 496 ] || fail "DA7280: FF_CONSTANT 0x2000 drove ${peak} permille of NOMMAX, expected 496 (TOP_CTL2 63)"
+        [ "$(cat $D/drive_permille)" = 0 ] && [ "$(reg 34)" = 00 ] && [ "$(reg 35)" = 00 ] || fail "DA7280: still driving after the client closed (TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35))"
+        dmesg | grep -i -E "da7280.*(fail|error)" && fail "DA7280: errors in the kernel log"
+        echo "HIL-DA7280: da7280: probed on the fixture ($probe); an FF_CONSTANT of 0x2000 from ff-constant reached TOP_CTL2 as 63 in DRO mode ($peak permille of NOMMAX, $writes drive changes); after the client closed: TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35), not driving"
+    fi
+    echo 0 > $D/attach_da7280
+    echo 1 > $D/fresh_chip
+    cat > /tmp/da7280-board.json <<'JSON'
+{ "format": 1, "name": "vm-da7280", "description": "the DA7280 fixture", "bus": "/dev/i2c-0", "supplyVolts": 3.3,
+  "actuators": { "lra": { "type": "lra", "ratedVrms": 2.106, "maximumVrms": 2.26, "resonantHz": 170, "impedanceOhms": 13.8, "maximumMilliamps": 165.4 } },
+  "defaultActuator": "lra", "drivers": [ { "name": "main", "part": "da7280" } ] }
+JSON
+    before=$(cat $D/dro_writes)
+    if haptic demo --board /tmp/da7280-board.json --bus "$DABUS" --pause 0.05 --json > /tmp/da7280-demo.json 2>&1 \
+        && grep -q '"driving" : false' /tmp/da7280-demo.json && grep -q '"standby" : true' /tmp/da7280-demo.json; then
+        played=$(grep -c '"outcome" : "played"' /tmp/da7280-demo.json)
+        echo "HIL-DA7280: ours: haptic demo on the DA7280 fixture played $played feedbacks, $(( $(cat $D/dro_writes) - before )) drive changes, peak $(cat $D/drive_peak) permille; read back: not driving, in IDLE (TOP_CTL1 $(reg 34))"
+        [ "$(cat $D/drive_permille)" = 0 ] || fail "DA7280: our demo left the fixture driving"
+    else
+        sed 's/^/HIL-DA7280: /' /tmp/da7280-demo.json | tail -8
+        fail "DA7280: haptic demo on the DA7280 fixture"
+    fi
+else
+    fail "DA7280: no da7280-sim adapter or no da7280 module in this image"
+fi
+
 if [ "$failures" -eq 0 ]; then echo "HIL-VERDICT: PASS"; else echo "HIL-VERDICT: FAIL ($failures)"; fi
 sync
 poweroff -f

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A test fixture for swift-haptics: an I2C adapter with an emulated Dialog DA7280 at 0x4A.
+ *
+ * Every fact about the chip (reset values, read-only and write-one-to-clear registers, what the
+ * direct register override drives, the faults an actuator raises) comes from da7280-model.h,
+ * generated from Sources/DA7280Simulator/DA7280Model.swift by `drv2605-model header --chip da7280`;
+ * the project's simulated DA7280 applies the same model.
+ *
+ * Parameters (/sys/module/i2c_da7280_sim/parameters):
+ *   actuator          0 a working LRA, 1 open (nothing connected), 2 shorted
+ *   fresh_chip        writing 1 puts a new chip on the board (power-on values)
+ *   drive_permille    read-only: what the outputs drive now, in thousandths of ACTUATOR_NOMMAX
+ *   drive_peak        read-only: the largest |drive_permille| since the last fresh_chip
+ *   dro_writes        read-only: TOP_CTL2 writes that changed the drive
+ *   registers         read-only: registers 0x00-0x2F in hex
+ *   attach_da7280     writing 1 instantiates the kernel's da7280 driver on the chip (an I2C client
+ *                     "da7280" with an interrupt, which its probe requires, and the device
+ *                     properties of an LRA); writing 0 removes it
+ */
+#include <linux/i2c.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "da7280-model.h"
+
+#define DA_ADDRESS 0x4A
+
+struct da_sim {
+	struct i2c_adapter adapter;
+	spinlock_t lock;
+	u8 regs[DA_MODEL_REGISTER_COUNT];
+	u8 pointer;
+};
+
+static struct platform_device *sim_device;
+static struct da_sim *the_sim;
+static struct i2c_client *da7280_client;
+static int client_irq;
+
+static int actuator;
+module_param(actuator, int, 0644);
+MODULE_PARM_DESC(actuator, "0 a working LRA, 1 open, 2 shorted");
+static int drive_permille;
+module_param(drive_permille, int, 0444);
+static int drive_peak;
+module_param(drive_peak, int, 0444);
+static int dro_writes;
+module_param(dro_writes, int, 0444);
+
+static bool in_list(const u8 *list, size_t count, u8 reg)
+{
+	size_t index;
+
+	for (index = 0; index < count; index++)
+		if (list[index] == reg)
+			return true;
+	return false;
+}
+
+static void power_on(struct da_sim *sim)
+{
+	memcpy(sim->regs, da_model_reset_values, sizeof(sim->regs));
+	sim->pointer = 0;
+	drive_permille = 0;
+	drive_peak = 0;
+	dro_writes = 0;
+}
+
+/* The drive the registers ask for, and a fault when the actuator has one (DA7280Model.faultEvent). */
+static void update(struct da_sim *sim)
+{
+	int drive = DA_MODEL_DRIVE_PERMILLE(sim->regs[DA_MODEL_REG_TOP_CTL1], sim->regs[DA_MODEL_REG_TOP_CTL2],
+					    sim->regs[DA_MODEL_REG_TOP_CFG1]);
+	u8 fault = 0;
+
+	if (actuator == 2)
+		fault = DA_MODEL_E_OC_FAULT;
+	else if (actuator == 1 && (sim->regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_BEMF_SENSE_EN))
+		fault = DA_MODEL_E_ACTUATOR_FAULT;
+	if (drive != 0 && fault) {
+		sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= fault;
+		sim->regs[DA_MODEL_REG_IRQ_STATUS1] |= fault;
+		sim->regs[DA_MODEL_REG_TOP_CTL1] &= ~DA_MODEL_MODE_MASK;
+		drive = 0;
+	} else if (drive != 0) {
+		sim->regs[DA_MODEL_REG_IRQ_STATUS1] &= ~DA_MODEL_STOPS_DRIVING;
+	}
+	if (drive != drive_permille && sim->pointer == DA_MODEL_REG_TOP_CTL2 + 1)
+		dro_writes++;
+	drive_permille = drive;
+	if (abs(drive) > drive_peak)
+		drive_peak = abs(drive);
+}
+
+static void write_register(struct da_sim *sim, u8 reg, u8 value)
+{
+	if (in_list(da_model_read_only, sizeof(da_model_read_only), reg))
+		return;
+	if (in_list(da_model_write_one_to_clear, sizeof(da_model_write_one_to_clear), reg))
+		sim->regs[reg] &= ~value;
+	else
+		sim->regs[reg] = value;
+}
+
+static int da_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int count)
+{
+	struct da_sim *sim = i2c_get_adapdata(adapter);
+	unsigned long flags;
+	int index, byte;
+
+	for (index = 0; index < count; index++)
+		if (msgs[index].addr != DA_ADDRESS)
+			return -ENXIO;
+	spin_lock_irqsave(&sim->lock, flags);
+	for (index = 0; index < count; index++) {
+		struct i2c_msg *msg = &msgs[index];
+
+		if (msg->flags & I2C_M_RD) {
+			for (byte = 0; byte < msg->len; byte++)
+				msg->buf[byte] = sim->regs[sim->pointer++];
+		} else if (msg->len > 0) {
+			sim->pointer = msg->buf[0];
+			for (byte = 1; byte < msg->len; byte++)
+				write_register(sim, sim->pointer++, msg->buf[byte]);
+			if (msg->len > 1)
+				update(sim);
+		}
+	}
+	spin_unlock_irqrestore(&sim->lock, flags);
+	return count;
+}
+
+static u32 da_sim_functionality(struct i2c_adapter *adapter)
+{
+	return I2C_FUNC_I2C | I2C_FUNC_SMBUS_EMUL;
+}
+
+static const struct i2c_algorithm da_sim_algorithm = {
+	.master_xfer = da_sim_xfer,
+	.functionality = da_sim_functionality,
+};
+
+static int fresh_chip_set(const char *value, const struct kernel_param *kp)
+{
+	unsigned long flags;
+
+	if (!the_sim)
+		return -ENODEV;
+	spin_lock_irqsave(&the_sim->lock, flags);
+	power_on(the_sim);
+	spin_unlock_irqrestore(&the_sim->lock, flags);
+	return 0;
+}
+
+static const struct kernel_param_ops fresh_chip_ops = { .set = fresh_chip_set };
+module_param_cb(fresh_chip, &fresh_chip_ops, NULL, 0200);
+
+static int registers_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int index, length = 0;
+
+	if (!the_sim)
+		return -ENODEV;
+	spin_lock_irqsave(&the_sim->lock, flags);
+	for (index = 0; index < 0x30; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%02x%s", the_sim->regs[index], index + 1 < 0x30 ? " " : "\n");
+	spin_unlock_irqrestore(&the_sim->lock, flags);
+	return length;
+}
+
+static const struct kernel_param_ops registers_ops = { .get = registers_get };
+module_param_cb(registers, &registers_ops, NULL, 0444);
+
+/* What a device tree (dlg,da7280) would give for SparkFun's LRA: 2.106 V, 2.26 V, 165.4 mA, 13.8 ohm, 170 Hz. */
+static const struct property_entry da7280_properties[] = {
+	PROPERTY_ENTRY_STRING("dlg,actuator-type", "LRA"),
+	PROPERTY_ENTRY_U32("dlg,nom-microvolt", 2106000),
+	PROPERTY_ENTRY_U32("dlg,abs-max-microvolt", 2260000),
+	PROPERTY_ENTRY_U32("dlg,imax-microamp", 165400),
+	PROPERTY_ENTRY_U32("dlg,impd-micro-ohms", 13800000),
+	PROPERTY_ENTRY_U32("dlg,resonant-freq-hz", 170),
+	{ }
+};
+
+static const struct software_node da7280_node = {
+	.name = "da7280-sim",
+	.properties = da7280_properties,
+};
+
+/* The chip's nIRQ, which nothing raises: da7280's probe refuses a client without an interrupt. */
+static int make_irq(void)
+{
+	int irq = irq_alloc_desc(NUMA_NO_NODE);
+
+	if (irq < 0)
+		return irq;
+	irq_set_chip_and_handler(irq, &dummy_irq_chip, handle_simple_irq);
+	irq_clear_status_flags(irq, IRQ_NOREQUEST | IRQ_NOPROBE);
+	return irq;
+}
+
+static int attach_da7280_set(const char *value, const struct kernel_param *kp)
+{
+	struct i2c_board_info info = {
+		I2C_BOARD_INFO("da7280", DA_ADDRESS),
+		.swnode = &da7280_node,
+	};
+	struct i2c_client *client;
+
+	if (!the_sim)
+		return -ENODEV;
+	if (value[0] == '1' && !da7280_client) {
+		if (client_irq <= 0)
+			client_irq = make_irq();
+		if (client_irq < 0)
+			return client_irq;
+		info.irq = client_irq;
+		client = i2c_new_client_device(&the_sim->adapter, &info);
+		if (IS_ERR(client))
+			return PTR_ERR(client);
+		da7280_client = client;
+	} else if (value[0] == '0' && da7280_client) {
+		i2c_unregister_device(da7280_client);
+		da7280_client = NULL;
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops attach_da7280_ops = { .set = attach_da7280_set };
+module_param_cb(attach_da7280, &attach_da7280_ops, NULL, 0200);
+
+static int __init da_sim_init(void)
+{
+	struct da_sim *sim;
+	int error;
+
+	sim_device = platform_device_register_simple("i2c-da7280-sim", -1, NULL, 0);
+	if (IS_ERR(sim_device))
+		return PTR_ERR(sim_device);
+	sim = devm_kzalloc(&sim_device->dev, sizeof(*sim), GFP_KERNEL);
+	if (!sim) {
+		platform_device_unregister(sim_device);
+		return -ENOMEM;
+	}
+	spin_lock_init(&sim->lock);
+	power_on(sim);
+	sim->adapter.owner = THIS_MODULE;
+	sim->adapter.algo = &da_sim_algorithm;
+	sim->adapter.dev.parent = &sim_device->dev;
+	strscpy(sim->adapter.name, "da7280-sim", sizeof(sim->adapter.name));
+	i2c_set_adapdata(&sim->adapter, sim);
+	platform_set_drvdata(sim_device, sim);
+	error = i2c_add_adapter(&sim->adapter);
+	if (error) {
+		platform_device_unregister(sim_device);
+		return error;
+	}
+	the_sim = sim;
+	return 0;
+}
+
+static void __exit da_sim_exit(void)
+{
+	struct da_sim *sim = platform_get_drvdata(sim_device);
+
+	if (da7280_client)
+		i2c_unregister_device(da7280_client);
+	if (client_irq > 0)
+		irq_free_desc(client_irq);
+	the_sim = NULL;
+	i2c_del_adapter(&sim->adapter);
+	platform_device_unregister(sim_device);
+}
+
+module_init(da_sim_init);
+module_exit(da_sim_exit);
+MODULE_DESCRIPTION("I2C adapter with an emulated DA7280 at 0x4A (swift-haptics test fixture)");
+MODULE_LICENSE("GPL");
