@@ -12,7 +12,7 @@
  *   fresh_chip        writing 1 puts a new chip on the board (power-on values)
  *   drive_permille    read-only: what the outputs drive now, in thousandths of ACTUATOR_NOMMAX
  *   drive_peak        read-only: the largest |drive_permille| since the last fresh_chip
- *   dro_writes        read-only: TOP_CTL2 writes that changed the drive
+ *   dro_writes        read-only: writes that changed the drive (TOP_CTL1 or TOP_CTL2)
  *   registers         read-only: registers 0x00-0x2F in hex
  *   attach_da7280     writing 1 instantiates the kernel's da7280 driver on the chip (an I2C client
  *                     "da7280" with an interrupt, which its probe requires, and the device
@@ -92,7 +92,7 @@ static void update(struct da_sim *sim)
 	} else if (drive != 0) {
 		sim->regs[DA_MODEL_REG_IRQ_STATUS1] &= ~DA_MODEL_STOPS_DRIVING;
 	}
-	if (drive != drive_permille && sim->pointer == DA_MODEL_REG_TOP_CTL2 + 1)
+	if (drive != drive_permille)
 		dro_writes++;
 	drive_permille = drive;
 	if (abs(drive) > drive_peak)
