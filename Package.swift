@@ -123,7 +123,7 @@ let package = Package(
         ),
         .target(
             name: "HapticsService",
-            dependencies: ["Haptics", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(

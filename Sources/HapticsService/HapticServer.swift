@@ -2,6 +2,7 @@
 
 import DRV2605
 import Foundation
+import HapticChip
 import Haptics
 import HardwareAccess
 import Logging
@@ -210,9 +211,9 @@ public final class HapticServer: Sendable {
 
     /// The chip's state, read from its registers, with the service's.
     public func status(for client: Client) -> ServiceReply {
-        let file: RegisterFile
+        let readBack: HapticChipReadBack
         do {
-            file = try engine.withDriver { try $0.dumpRegisters() }
+            readBack = try engine.withChip { try $0.readBack() }
         } catch {
             return .failure(.fault, "could not read the chip: \(error)")
         }
@@ -224,7 +225,7 @@ public final class HapticServer: Sendable {
         var reply = ServiceReply(id: nil, ok: true)
         reply.status = ServiceStatus(
             device: device, part: engine.capabilities.chip, actuator: engine.capabilities.actuator.description,
-            standby: file[ModeRegister.self].standby, go: file[GoRegister.self].go, power: "\(engine.powerState)",
+            standby: readBack.standby, go: readBack.details["go"].map { $0 == .bool(true) } ?? readBack.driving, power: "\(engine.powerState)",
             globalProfile: global, appProfile: app, clients: clientCount,
             playing: playing.map { "\($0.importance.rawValue) feedback of \($0.app)" }, played: played, dropped: dropped,
             awakeSeconds: engine.statistics.awakeSeconds)
