@@ -42,7 +42,7 @@ public final class StudioDevice: Sendable {
         let opened = try HapticBoard.open(file, hardware: simulated ?? LinuxHardwareProvider(), clock: SystemClock.shared, options: options)
         let chip = opened.chips[0]
         return StudioDevice(
-            engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.configuration.actuator,
+            engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.actuator,
             simulatedChip: simulated?.chips[chip.name])
     }
 

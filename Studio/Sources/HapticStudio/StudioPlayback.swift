@@ -205,7 +205,7 @@ public final class StudioPlayback: Sendable {
     public func stop() -> Bool {
         current.withLock { $0 }?.stop()
         device.engine.stop()
-        return (try? device.engine.withDriver { driver in try driver.dumpRegisters()[GoRegister.self].go == false }) ?? false
+        return (try? device.engine.withChip { chip in try !chip.readBack().driving }) ?? false
     }
 
     /// Whether a pattern is playing now.
