@@ -208,7 +208,7 @@ public final class HapticBoard {
         // Every chip behind one switch: one GO write through all their channels starts them at once.
         let engines = chips.map(\.engine)
         if chips.count > 1, switches.count == 1, let front = switches.values.first,
-            drivers.allSatisfy({ $0.mux != nil && $0.address == drivers[0].address })
+            drivers.allSatisfy({ $0.family == .drv2605 && $0.mux != nil && $0.address == drivers[0].address })
         {
             let mask = drivers.compactMap(\.mux?.channel).reduce(UInt8(0)) { $0 | (UInt8(1) << UInt8($1)) }
             let target = drivers[0].address
@@ -269,8 +269,8 @@ extension HapticBoard.Options {
 }
 
 extension HapticBoard {
-    /// Where `chip` plays, for people: "simulated DRV2605L with an LRA", or "0x5A on /dev/i2c-1"
-    /// with the TCA9548A channel when there is one.
+    /// Where `chip` plays, for people: "simulated DRV2605L with an LRA", or "DRV2605L at 0x5A on
+    /// /dev/i2c-1" with the TCA9548A channel when there is one.
     public func origin(of chip: Chip, simulated: Bool) -> String {
         if simulated { return "simulated \(chip.engine.capabilities.chip) with an \(chip.actuator)" }
         let driver = file.drivers.first { $0.name == chip.name }
