@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(name: "CLIContractTests", dependencies: ["Haptics", "HardwareAccess"], swiftSettings: strict),
         .testTarget(
             name: "HardwareInLoopTests",
-            dependencies: ["Haptics", "DRV2605", "LinuxHardware", "HardwareAccess"],
+            dependencies: ["Haptics", "HapticChip", "DRV2605", "DA7280", "LinuxHardware", "HardwareAccess"],
             swiftSettings: strict
         )
     ]

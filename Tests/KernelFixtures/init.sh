@@ -256,6 +256,14 @@ if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
     fi
     echo 0 > $D/attach_da7280
     echo 1 > $D/fresh_chip
+    if HAPTIC_HIL_DA7280_BUS="$DABUS" /opt/haptics/tests --testing-library swift-testing --filter "DA7280HardwareInLoopTests" > /tmp/hil-da7280.log 2>&1 \
+        && ! grep -q "skipped" /tmp/hil-da7280.log; then
+        echo "HIL-DA7280: our hardware-in-loop suite: $(sed 's/\x1b\[[0-9;]*m//g' /tmp/hil-da7280.log | grep -o 'Test run with [0-9]* tests.*passed' | tail -1)"
+    else
+        sed 's/\x1b\[[0-9;]*m//g' /tmp/hil-da7280.log | tail -20
+        fail "DA7280: our hardware-in-loop suite"
+    fi
+    echo 1 > $D/fresh_chip
     cat > /tmp/da7280-board.json <<'JSON'
 { "format": 1, "name": "vm-da7280", "description": "the DA7280 fixture", "bus": "/dev/i2c-0", "supplyVolts": 3.3,
   "actuators": { "lra": { "type": "lra", "ratedVrms": 2.106, "maximumVrms": 2.26, "resonantHz": 170, "impedanceOhms": 13.8, "maximumMilliamps": 165.4 } },
