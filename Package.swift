@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "DA7280Tests",
             dependencies: [
-                "DA7280", "DA7280Simulator", "Haptics", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareSimulation"
+                "DA7280", "DA7280Simulator", "DRV2605", "Haptics", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareSimulation"
             ],
             swiftSettings: strict
         ),

@@ -165,7 +165,12 @@ public struct BoardFile: Sendable, Equatable {
 
     /// The standard mapping for the actuator with the board's overrides applied.
     public func mapping(for actuator: ActuatorType) -> FeedbackMapping {
-        var mapping = FeedbackMapping.standard(for: actuator)
+        mapping(over: FeedbackMapping.standard(for: actuator))
+    }
+
+    /// `base` (a chip module's table) with the board's overrides applied.
+    public func mapping(over base: FeedbackMapping) -> FeedbackMapping {
+        var mapping = base
         for (kind, sequence) in feedback { mapping.override(kind, with: .rom(sequence)) }
         return mapping
     }

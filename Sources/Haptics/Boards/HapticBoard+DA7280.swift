@@ -6,8 +6,10 @@ import HardwareAccess
 
 extension HapticBoard {
     /// A DA7280 driver entry opened: the chip checked and configured for the board's actuator,
-    /// and an engine on it through the chip-neutral protocol. It has no effect library this
-    /// stack uses yet, so every feedback plays as the DRO stream of its designed envelope.
+    /// and an engine on it through the chip-neutral protocol, with the DA7280 module's own
+    /// feedback table (`DA7280FeedbackTable`) under the board file's overrides (an app's
+    /// `Options.engine.mapping` replaces both). It has no effect library this stack uses yet, so
+    /// every feedback plays as the DRO stream.
     static func openDA7280(
         _ driver: BoardFile.Driver, preset: BoardFile.Actuator, file: BoardFile, bus: any I2CBus, clock: any HapticClock,
         engineOptions: HapticEngine.Options, options: Options
@@ -21,7 +23,14 @@ extension HapticBoard {
             hasTriggerPin: false, hasEnablePin: false)
         return HapticEngine(
             driver: chip, library: nil, capabilities: capabilities,
-            mapping: engineOptions.mapping ?? FeedbackMapping.standard(for: preset.specification.type), bus: monitored,
+            mapping: options.engine.mapping ?? mapping(for: actuator, preset: preset, file: file), bus: monitored,
             options: engineOptions, logger: options.logger)
+    }
+
+    /// The chip's table where it has one for the actuator, else the standard table; the board's overrides on top.
+    static func mapping(for actuator: DA7280Actuator, preset: BoardFile.Actuator, file: BoardFile) -> FeedbackMapping {
+        let standard = FeedbackMapping.standard(for: preset.specification.type)
+        guard let envelopes = DA7280FeedbackTable.envelopes(for: actuator.kind) else { return file.mapping(over: standard) }
+        return file.mapping(over: FeedbackMapping(envelopes: envelopes, fallback: standard))
     }
 }

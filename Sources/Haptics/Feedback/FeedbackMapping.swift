@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import HapticChip
 
 /// Which plan plays for each feedback, per actuator class. Public and overridable (apps and
 /// board files), because how a feedback feels depends on the actuator.
@@ -21,6 +22,19 @@ public struct FeedbackMapping: Sendable, Hashable {
     }
 
     public mutating func override(_ kind: FeedbackKind, with plan: FeedbackPlan) { table[kind] = plan }
+
+    /// A chip module's own table (`envelopes`, by feedback name), each envelope played as a
+    /// real-time clip sampled every `tick`; kinds the table does not name keep `fallback`'s plan.
+    /// Names that are not feedback kinds are ignored.
+    public init(envelopes: [String: DriveEnvelope], fallback: FeedbackMapping, tick: Duration = .milliseconds(5)) {
+        var table = fallback.table
+        let tickMilliseconds = Double(tick.components.seconds) * 1000 + Double(tick.components.attoseconds) / 1e15
+        for kind in FeedbackKind.all {
+            guard let envelope = envelopes[kind.name] else { continue }
+            table[kind] = .realTime(RealTimeClip(tick: tick, levels: envelope.levels(tickMilliseconds: tickMilliseconds)))
+        }
+        self.init(table: table)
+    }
 
     /// The project's table for an actuator class.
     public static func standard(for actuator: ActuatorType) -> FeedbackMapping {
