@@ -199,9 +199,29 @@ for feedback in success impact-heavy selection warning; do
         fail "DRV2604L: haptic play $feedback"
     fi
 done
+# A sequence with an effect by number, and an AHAP pattern, on the same part.
+if haptic sequence "success, wait 0.2, impact-heavy, effect 47" --bus "$BUS" --json > /tmp/ram-sequence.json 2>&1 \
+    && grep -q '"outcome" : "finished"' /tmp/ram-sequence.json && grep -q '"driving" : false' /tmp/ram-sequence.json; then
+    played=$((played + 1))
+else
+    sed 's/^/HIL-DRV2604L: /' /tmp/ram-sequence.json | tail -5
+    fail "DRV2604L: haptic sequence"
+fi
+cat > /tmp/ram-pattern.ahap <<'AHAP'
+{ "Version": 1.0, "Pattern": [
+  { "Event": { "Time": 0.0, "EventType": "HapticTransient", "EventParameters": [ { "ParameterID": "HapticIntensity", "ParameterValue": 1.0 } ] } },
+  { "Event": { "Time": 0.1, "EventType": "HapticContinuous", "EventDuration": 0.3, "EventParameters": [ { "ParameterID": "HapticIntensity", "ParameterValue": 0.6 } ] } } ] }
+AHAP
+if haptic pattern /tmp/ram-pattern.ahap --bus "$BUS" --json > /tmp/ram-pattern.json 2>&1 \
+    && grep -q '"outcome" : "finished"' /tmp/ram-pattern.json && grep -q '"driving" : false' /tmp/ram-pattern.json; then
+    played=$((played + 1))
+else
+    sed 's/^/HIL-DRV2604L: /' /tmp/ram-pattern.json | tail -5
+    fail "DRV2604L: haptic pattern"
+fi
 streamed=$(( $(cat $P/rtp_writes) - before ))
 [ "$streamed" -gt 0 ] || fail "DRV2604L: no RTP write reached the fixture"
-echo "HIL-DRV2604L: the fixture as a DRV2604L (probe: $part): $played of 4 feedbacks (success, impact-heavy, selection, warning) played as real-time streams, $streamed RTP writes, RTP left at $(cat $P/rtp_level)"
+echo "HIL-DRV2604L: the fixture as a DRV2604L (probe: $part): $played of 6 played as real-time streams (success, impact-heavy, selection, warning; a sequence with effect 47; an AHAP pattern), $streamed RTP writes, RTP left at $(cat $P/rtp_level)"
 echo -1 > $P/part
 echo 1 > $P/fresh_chip
 
