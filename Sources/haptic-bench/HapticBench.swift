@@ -176,6 +176,8 @@ struct HapticBench: ParsableCommand {
         summary["groupSkew"] = skew
         let service = try measureService()
         summary["service"] = service
+        let da7280 = try measureDA7280()
+        summary["da7280"] = da7280
         if json {
             let data = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -192,6 +194,13 @@ struct HapticBench: ParsableCommand {
                     "DRV2605 (not L) prepared trigger, MODE, LIBRARY_SEL and slots rewritten with GO: %d transaction, %d wire bytes (computed %.0f µs at 400 kHz, %.0f µs at 100 kHz); CPU median %.2f µs, p99 %.2f µs (the L part's GO write above: %.2f µs)",
                 nonLCost.transactions, nonLCost.wireBytes, busTime(nonLCost.wireBytes, nonLCost.transactions, 400_000),
                 busTime(nonLCost.wireBytes, nonLCost.transactions, 100_000), nonLMedian, nonLP99, bareMedian))
+        if let startUp = da7280["startUp"] as? [String: Any], let heavy = (da7280["feedbacks"] as? [String: Any])?["impact-heavy"] as? [String: Any],
+            let until = heavy["untilDriving"] as? [String: Any], let whole = heavy["whole"] as? [String: Any]
+        {
+            print(
+                "DA7280 (simulated, SparkFun's LRA): start-up \(startUp["transactions"] ?? 0) transactions, \(startUp["bytes"] ?? 0) wire bytes; "
+                    + "impact-heavy \(until["transactions"] ?? 0) transactions until the drive starts, \(whole["transactions"] ?? 0) in all")
+        }
         print("")
         print("")
         print("player timing error after each write (real clock, simulated chip, every update a write; SCHED_FIFO \(player["realtimeScheduling"] as? String ?? "?")),")
