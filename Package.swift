@@ -9,6 +9,8 @@
 //   HapticsSimulation (--simulate: boards of simulated chips, pattern previews)  ->  Haptics, DRV2605Simulator
 //   HardwareAccessTesting: test doubles only (expectation and fault-injecting buses); no executable links it
 //   LinuxHardware (/dev/i2c-N, libgpiod)  ->  HardwareAccess, CLinuxHardware
+//   Audio (sounds decoded by libsndfile, the mixer and the audio timeline on the haptic clock)  ->  HardwareAccess, CSndFile
+//   LinuxAudio (ALSA playback)  ->  Audio, CALSA; Haptics plays sounds with haptics through Audio
 import Foundation
 import PackageDescription
 
@@ -42,6 +44,8 @@ let package = Package(
         .library(name: "DA7280", targets: ["DA7280"]),
         .library(name: "HardwareAccess", targets: ["HardwareAccess"]),
         .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
+        .library(name: "Audio", targets: ["Audio"]),
+        .library(name: "LinuxAudio", targets: ["LinuxAudio"]),
         // Simulation is a product: `--simulate`, previews, and apps running without a board.
         .library(name: "HardwareSimulation", targets: ["HardwareSimulation"]),
         .library(name: "DRV2605Simulator", targets: ["DRV2605Simulator"]),
@@ -66,6 +70,10 @@ let package = Package(
             name: "CLinuxHardware",
             providers: [.apt(["libi2c-dev", "libgpiod-dev"])]
         ),
+        .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "Audio", dependencies: ["HardwareAccess", "CSndFile"], swiftSettings: strict),
+        .target(name: "LinuxAudio", dependencies: ["Audio", "HardwareAccess", "CALSA"], swiftSettings: strict),
         .target(
             name: "HardwareAccess",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")],
@@ -93,7 +101,7 @@ let package = Package(
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticChip", "DRV2605", "DA7280", "HardwareAccess",
+                "HapticChip", "DRV2605", "DA7280", "HardwareAccess", "Audio",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
@@ -107,7 +115,7 @@ let package = Package(
             name: "haptic",
             dependencies: [
                 "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
-                "HapticsService",
+                "HapticsService", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
             ],
@@ -149,6 +157,7 @@ let package = Package(
             dependencies: ["HapticsService", "Haptics", "HapticsSimulation", "HardwareAccess"],
             swiftSettings: strict
         ),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "LinuxAudio", "HardwareAccess"], swiftSettings: strict),
         .testTarget(name: "HardwareAccessTests", dependencies: ["HardwareAccess", "HardwareAccessTesting"], swiftSettings: strict),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "HardwareAccess"], swiftSettings: strict + libgpiodSettings),
         .testTarget(
@@ -167,7 +176,7 @@ let package = Package(
             name: "HapticsTests",
             dependencies: [
                 "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
-                "HardwareSimulation", .product(name: "Logging", package: "swift-log")
+                "HardwareSimulation", "Audio", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
