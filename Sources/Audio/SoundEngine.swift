@@ -151,11 +151,25 @@ public final class SoundEngine: Sendable {
         }
     }
 
-    /// Renders and writes what the output takes now; `false` once closed or failed.
+    /// Renders and writes what the output takes now; `false` once closed or failed. After an
+    /// underrun, the device is recovered and refilled at once, so that it restarts now.
     @discardableResult
     public func pump() -> Bool {
         pumping.lock()
         defer { pumping.unlock() }
+        for _ in 0..<2 {
+            switch pumpOnce() {
+            case .written: return true
+            case .stopped: return false
+            case .underrun: if !recover() { return false }
+            }
+        }
+        return true
+    }
+
+    private enum PumpResult { case written, stopped, underrun }
+
+    private func pumpOnce() -> PumpResult {
         let now = clock.now
         let wanted: Int
         do {
@@ -166,27 +180,28 @@ public final class SoundEngine: Sendable {
                 wanted = Int(max(0, target - state.withLock { $0.written }))
             }
         } catch .underrun {
-            return recover()
+            return .underrun
         } catch {
-            return fail(error)
+            return fail(error) ? .written : .stopped
         }
-        guard wanted > 0 else { return state.withLock { !$0.closed && $0.failure == nil } }
         var buffer: [Int16] = []
         let open = state.withLock { state -> Bool in
             guard !state.closed, state.failure == nil else { return false }
+            guard wanted > 0 else { return true }
             state.mixer.render(from: state.written, count: wanted, into: &buffer)
             state.written += Int64(wanted)
             return true
         }
-        guard open else { return false }
+        guard open else { return .stopped }
+        guard wanted > 0 else { return .written }
         do {
             try output.write(buffer)
         } catch .underrun {
-            return recover()
+            return .underrun
         } catch {
-            return fail(error)
+            return fail(error) ? .written : .stopped
         }
-        return true
+        return .written
     }
 
     /// After an underrun: the device made playable again, and the frames whose instant has

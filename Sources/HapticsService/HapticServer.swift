@@ -292,9 +292,14 @@ public final class HapticServer: Sendable {
         if let text = request.sequence {
             let notes: [SequenceNote]
             do {
-                notes = try SequenceNote.parse(text) { name in
-                    throw RequestError(message: "'\(name)': a sequence sent to hapticd cannot name pattern files; send the pattern itself")
-                }
+                notes = try SequenceNote.parse(
+                    text,
+                    loadPattern: { name in
+                        throw RequestError(message: "'\(name)': a sequence sent to hapticd cannot name pattern files; send the pattern itself")
+                    },
+                    loadSound: { name in
+                        throw RequestError(message: "'sound \(name)': hapticd plays no sound notes (it opens no file a client names); play the sound in the client")
+                    })
             } catch {
                 throw RequestError(message: "\(error)")
             }

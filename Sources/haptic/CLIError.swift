@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Audio
 import DRV2605
 import Foundation
 import Haptics
@@ -14,7 +15,11 @@ struct CLIError: Error, CustomStringConvertible {
     static let runtime: Int32 = 1
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
+    /// EX_NOINPUT: a file named on the command line (a sound) does not exist.
+    static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    /// EX_CANTCREAT: an output file (a recording) cannot be written.
+    static let cannotCreate: Int32 = 73
     static let permission: Int32 = 77
     /// EX_TEMPFAIL: a feedback was not played because of the rate limit or selection coalescing.
     static let temporaryFailure: Int32 = 75
@@ -79,6 +84,14 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as BoardFileError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as PatternFileError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as SequenceParseError: return CLIError(error.description, exitCode: CLIError.dataError)
+        case let error as AudioError:
+            switch error {
+            case .soundNotFound: return CLIError(error.description, exitCode: CLIError.noInput)
+            case .soundUnreadable, .soundTruncated: return CLIError(error.description, exitCode: CLIError.dataError)
+            case .deviceUnavailable, .deviceFailed: return CLIError(error.description, exitCode: CLIError.unavailable)
+            case .recordingUnwritable: return CLIError(error.description, exitCode: CLIError.cannotCreate)
+            case .underrun: return CLIError(error.description, exitCode: CLIError.runtime)
+            }
         case let error as CalibrationStoreError: return CLIError(error.description, exitCode: CLIError.runtime)
         case let error as CalibrationRequiredError: return CLIError(error.description, exitCode: CLIError.configuration)
         default: return CLIError(String(describing: error), exitCode: CLIError.runtime)

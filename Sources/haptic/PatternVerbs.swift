@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Audio
 import DRV2605
 import DRV2605Simulator
 import Foundation
@@ -42,6 +43,8 @@ struct PatternCommand: ParsableCommand {
     @Argument(help: "The pattern file.") var file: String
     @Flag(help: "Loop until interrupted.") var loop = false
     @Flag(help: "Play on every chip of the board file, in step.") var all = false
+    @Flag(help: "Leave the pattern's audio events out (they play on the audio device otherwise).") var noAudio = false
+    @OptionGroup var audio: AudioOptions
     @OptionGroup var service: ServiceOptions
 
     func run() throws {
@@ -57,9 +60,14 @@ struct PatternCommand: ParsableCommand {
                     extra: ["file": file, "designedSeconds": document.pattern.duration])
                 return
             }
-            let rendered = try patternOptions.renderer().render(document.pattern)
+            // Sounds are decoded before anything plays: a missing or corrupt one fails here.
+            let soundTrack = noAudio ? nil : try PatternSoundTrack(document: document.pattern, file: file)
+            var renderer = try patternOptions.renderer()
+            renderer.playsAudio = soundTrack?.isEmpty == false
+            let rendered = renderer.render(document.pattern)
             let session = try DeviceSession(global, allDrivers: all)
             session.announce()
+            let sounds = soundTrack?.isEmpty == false ? try audio.open(for: session, what: "the pattern's audio events") : nil
             if !global.json {
                 print(
                     String(
@@ -71,9 +79,9 @@ struct PatternCommand: ParsableCommand {
             let start = session.clock.now
             let players: [PatternPlayer]
             if all {
-                players = session.group.play(rendered, options: playerOptions())
+                players = session.group.play(rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
             } else {
-                let single = PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions())
+                let single = PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
                 single.start()
                 players = [single]
             }
@@ -81,25 +89,29 @@ struct PatternCommand: ParsableCommand {
             let player = players[0]
             // On a virtual clock, waiting on one player runs them all: they share the clock.
             for each in players where each.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5)) == nil { each.cancel() }
+            if players.contains(where: { $0.outcome != .finished }) { sounds?.stopAll() }
+            let audioReport = try finishSounds(sounds)
             let played = session.clock.now.duration(since: start).secondsDouble
             session.finish()
             let final = try session.finalState()
             if global.json {
                 var counts: [String: Int] = [:]
                 for (type, count) in document.pattern.eventCounts { counts[type.rawValue] = count }
-                session.printJSON([
-                    "file": file, "format": document.format.rawValue, "curveTimes": document.curveTimes.rawValue,
-                    "designedSeconds": document.pattern.duration, "playedSeconds": played,
-                    "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
-                    "events": counts, "warnings": document.warnings + rendered.warnings,
-                    "outcome": String(describing: player.outcome ?? .cancelled),
-                    "timing":
-                        (player.timing.latenessMicroseconds.map {
-                            ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
-                        } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
-                    "final": final
-                ])
+                session.printJSON(
+                    [
+                        "file": file, "format": document.format.rawValue, "curveTimes": document.curveTimes.rawValue,
+                        "designedSeconds": document.pattern.duration, "playedSeconds": played,
+                        "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
+                        "events": counts, "warnings": document.warnings + rendered.warnings,
+                        "outcome": String(describing: player.outcome ?? .cancelled),
+                        "timing":
+                            (player.timing.latenessMicroseconds.map {
+                                ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
+                            } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
+                        "final": final
+                    ].merging(audioReport.map { ["audio": $0.json] } ?? [:]) { a, _ in a })
             } else {
+                if let audioReport { print(audioReport.line) }
                 print(
                     String(
                         format: "played %.3f s (%@); %@", played, String(describing: player.outcome ?? .cancelled), DeviceSession.describe(final: final)))
@@ -149,9 +161,11 @@ struct Render: ParsableCommand {
 
 struct SequenceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sequence", abstract: "Play notes, as Piano does: \"success, wait 0.5, impact-heavy 0.4, until-finished, effect 47, pattern FILE\".")
+        commandName: "sequence",
+        abstract: "Play notes, as Piano does: \"sound complete, success, wait 0.5, impact-heavy 0.4, until-finished, effect 47, pattern FILE, sound PATH\".")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var patternOptions: PatternOptions
+    @OptionGroup var audio: AudioOptions
     @Argument(help: "Notes separated by commas.") var notes: String
 
     func run() throws {
@@ -167,22 +181,28 @@ struct SequenceCommand: ParsableCommand {
             }
             let session = try DeviceSession(global)
             session.announce()
-            let player = SequencePlayer(engine: session.engine, notes: parsed, renderer: try patternOptions.renderer(), playerOptions: playerOptions())
+            let hasSounds = parsed.contains { if case .sound = $0 { return true } else { return false } }
+            let sounds = hasSounds ? try audio.open(for: session, what: "the sequence's sound notes") : nil
+            let player = SequencePlayer(
+                engine: session.engine, notes: parsed, renderer: try patternOptions.renderer(), playerOptions: playerOptions(), sounds: sounds)
             if !global.json {
                 for item in player.schedule { print(String(format: "%7.3f s  %@", item.offset, String(describing: item.note).prefix(60) as CVarArg)) }
             }
             let start = session.clock.now
             player.start()
-            let outcome = player.waitUntilFinished(timeout: .secondsClamped(player.duration + 5))
+            let outcome = player.waitUntilFinished(timeout: .secondsClamped(player.duration + 5) + player.startDelay)
             if outcome == nil { player.cancel() }
+            let audioReport = try finishSounds(sounds)
             session.finish()
             let played = session.clock.now.duration(since: start).secondsDouble
             if global.json {
-                session.printJSON([
-                    "notes": parsed.count, "designedSeconds": player.duration, "playedSeconds": played,
-                    "outcome": String(describing: player.outcome ?? .cancelled), "final": try session.finalState()
-                ])
+                session.printJSON(
+                    [
+                        "notes": parsed.count, "designedSeconds": player.duration, "playedSeconds": played,
+                        "outcome": String(describing: player.outcome ?? .cancelled), "final": try session.finalState()
+                    ].merging(audioReport.map { ["audio": $0.json] } ?? [:]) { a, _ in a })
             } else {
+                if let audioReport { print(audioReport.line) }
                 print(String(format: "sequence %@ after %.3f s", String(describing: player.outcome ?? .cancelled), played))
             }
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Audio
 import DRV2605
 import Foundation
 import Haptics
@@ -125,6 +126,8 @@ struct Play: ParsableCommand {
     @Option(help: "Intensity 0...1 (impacts).") var intensity: Double = 1
     @Flag(help: "Prepare first and trigger after a short lead time, as an app that calls prepare() would.") var prepared = false
     @Flag(help: "Play on every chip of the board file, in step.") var all = false
+    @Flag(help: "With the feedback's sound from the freedesktop sound theme (success: complete, warning: dialog-warning ...), in step.") var sound = false
+    @OptionGroup var audio: AudioOptions
     @OptionGroup var service: ServiceOptions
 
     func run() throws {
@@ -152,9 +155,29 @@ struct Play: ParsableCommand {
             }
             let session = try DeviceSession(global, allDrivers: all)
             session.announce()
+            var feedbackSounds: FeedbackSounds?
+            if sound {
+                guard let name = value.kind.themeSound else {
+                    session.finish()
+                    throw CLIError(
+                        "\(value.kind.name) has no themed sound (those with one: \(FeedbackKind.all.filter { $0.themeSound != nil }.map(\.name).joined(separator: ", ")))",
+                        exitCode: CLIError.usage)
+                }
+                let theme = SoundTheme()
+                guard theme.lookup(name) != nil else {
+                    session.finish()
+                    throw CLIError.from(AudioError.soundNotFound(name))
+                }
+                feedbackSounds = FeedbackSounds(engine: try audio.open(for: session, what: "--sound"), theme: theme)
+            }
             if prepared {
                 session.engine.prepare(value)
                 session.clock.sleep(for: .milliseconds(50))
+            }
+            // The sound placed ahead, the haptic triggered when the sound is heard.
+            if let feedbackSounds, let at = feedbackSounds.placeAhead(value) {
+                session.engine.prepare(value)
+                session.clock.sleep(until: at)
             }
             let start = session.clock.now
             if !global.json { print("\(value.kind.name): \(value.kind.meaning)") }
@@ -171,19 +194,22 @@ struct Play: ParsableCommand {
                 outcome = session.engine.play(value)
             }
             let trigger = session.engine.statistics.lastTrigger
+            let audioReport = try finishSounds(feedbackSounds?.engine)
             session.finish()
             let stats = session.engine.statistics
             if global.json {
-                session.printJSON([
-                    "feedback": value.kind.name, "intensity": value.intensity,
-                    "plan": planDescription(value, on: session.engine),
-                    "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
-                    "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped, "outcome": outcome.description,
-                    "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
-                    "groupSkewSeconds": skew.map { $0.secondsDouble as Any } ?? NSNull(),
-                    "final": try session.finalState()
-                ])
+                session.printJSON(
+                    [
+                        "feedback": value.kind.name, "intensity": value.intensity,
+                        "plan": planDescription(value, on: session.engine),
+                        "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
+                        "awakeSeconds": stats.awakeSeconds, "dropped": stats.dropped, "outcome": outcome.description,
+                        "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
+                        "groupSkewSeconds": skew.map { $0.secondsDouble as Any } ?? NSNull(),
+                        "final": try session.finalState()
+                    ].merging(audioReport.map { ["audio": $0.json] } ?? [:]) { a, _ in a })
             } else {
+                if let audioReport { print(audioReport.line) }
                 if let skew, session.engines.count > 1 {
                     print(String(format: "played on %d chips, %.1f µs between the first and last trigger", session.engines.count, skew.secondsDouble * 1e6))
                 }

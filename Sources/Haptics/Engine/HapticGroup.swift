@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Audio
 import HardwareAccess
 
 /// Several chips playing the same feedback in step (a glove, a vest, a controller's two grips).
@@ -49,11 +50,17 @@ public final class HapticGroup: Sendable {
     }
 
     /// Plays a rendered pattern on every chip in step: one player each, all starting at the same
-    /// instant a little ahead, each paced against the same absolute deadlines.
+    /// instant a little ahead, each paced against the same absolute deadlines. A sound track
+    /// plays once, with the first chip's player (the start moves to the sound engine's lead).
     @discardableResult
-    public func play(_ pattern: RenderedPattern, options: PatternPlayer.Options = .init(), lead: Duration = .milliseconds(5)) -> [PatternPlayer] {
-        let start = clock.now.advanced(by: lead)
-        let players = engines.map { PatternPlayer(engine: $0, pattern: pattern, options: options) }
+    public func play(
+        _ pattern: RenderedPattern, options: PatternPlayer.Options = .init(), lead: Duration = .milliseconds(5),
+        soundTrack: PatternSoundTrack? = nil, sounds: SoundEngine? = nil
+    ) -> [PatternPlayer] {
+        let start = clock.now.advanced(by: max(lead, soundTrack != nil ? sounds?.leadTime ?? .zero : .zero))
+        let players = engines.enumerated().map { index, engine in
+            PatternPlayer(engine: engine, pattern: pattern, options: options, soundTrack: index == 0 ? soundTrack : nil, sounds: index == 0 ? sounds : nil)
+        }
         for player in players { player.start(at: start) }
         return players
     }

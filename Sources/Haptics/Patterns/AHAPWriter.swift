@@ -35,7 +35,8 @@ public enum AHAPWriter {
                 .event(
                     EventBody(
                         time: event.time, eventType: event.type.rawValue, eventDuration: duration,
-                        eventWaveformPath: event.waveformPath, eventParameters: parameters)))
+                        eventWaveformPath: event.waveformPath, eventWaveformLoopEnabled: event.waveformLoops ? true : nil,
+                        eventWaveformUseVolumeEnvelope: event.waveformUsesVolumeEnvelope ? true : nil, eventParameters: parameters)))
         }
         for item in pattern.parameters {
             elements.append(.parameter(ParameterBody(parameterID: item.id.rawValue, time: item.time, parameterValue: item.value)))
@@ -130,12 +131,16 @@ public enum AHAPWriter {
         var eventType: String
         var eventDuration: Double?
         var eventWaveformPath: String?
+        var eventWaveformLoopEnabled: Bool?
+        var eventWaveformUseVolumeEnvelope: Bool?
         var eventParameters: [Value]
         enum CodingKeys: String, CodingKey {
             case time = "Time"
             case eventType = "EventType"
             case eventDuration = "EventDuration"
             case eventWaveformPath = "EventWaveformPath"
+            case eventWaveformLoopEnabled = "EventWaveformLoopEnabled"
+            case eventWaveformUseVolumeEnvelope = "EventWaveformUseVolumeEnvelope"
             case eventParameters = "EventParameters"
         }
     }

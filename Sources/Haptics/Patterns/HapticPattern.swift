@@ -33,10 +33,15 @@ public struct HapticPattern: Sendable, Equatable {
         public var releaseTime: Double
         /// Sustained (attack-release) or not (attack-decay). Default true.
         public var sustained: Bool
-        /// Audio parameters are kept so a file reads back equal; they are not played.
+        /// AudioVolume, AudioPan, AudioPitch, AudioBrightness: played by `PatternSoundTrack`.
         public var audioParameters: [String: Double]
-        /// An AudioCustom event's sound file, kept so the file reads back equal.
+        /// An AudioCustom event's sound file, relative to the AHAP file (or absolute).
         public var waveformPath: String?
+        /// AHAP's `EventWaveformLoopEnabled`: an AudioCustom sound repeats for its event's duration.
+        public var waveformLoops = false
+        /// AHAP's `EventWaveformUseVolumeEnvelope`: the sound fades in and out with the event's
+        /// attack and release.
+        public var waveformUsesVolumeEnvelope = false
         /// Whether HapticIntensityControl scales this event (Core Haptics: always). Meta `.haptic`
         /// emphasis transients carry their own amplitude and are exempt; AHAP cannot express the
         /// exemption, so an AHAP export of such a pattern plays them scaled.

@@ -139,6 +139,15 @@ struct PathReader {
         guard let value else { return nil }
         return try number(value, path)
     }
+    /// A boolean (absent: false); AHAP files from some tools write 0 and 1.
+    func flag(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> Bool {
+        switch value {
+        case .none: return false
+        case let .bool(flag, _): return flag
+        case let .number(number, _): return number != 0
+        case let .some(other): throw fail(path, other, "must be true or false, not \(other.typeName)")
+        }
+    }
     func string(_ value: JSONValue?, _ path: String) throws(PatternFileError) -> String {
         guard let value else { throw fail(path, nil, "is missing") }
         guard case let .string(text, _) = value else { throw fail(path, value, "must be a string, not \(value.typeName)") }
@@ -233,6 +242,9 @@ enum AHAPReader {
                         }
                     }
                     if let path = value["EventWaveformPath"] { event.waveformPath = try reader.string(path, "\(elementPath).EventWaveformPath") }
+                    event.waveformLoops = try reader.flag(value["EventWaveformLoopEnabled"], "\(elementPath).EventWaveformLoopEnabled")
+                    event.waveformUsesVolumeEnvelope = try reader.flag(
+                        value["EventWaveformUseVolumeEnvelope"], "\(elementPath).EventWaveformUseVolumeEnvelope")
                     events.append(event)
                 case "Parameter":
                     guard let (id, time) = try dynamicParameter(value, elementPath, reader, limits, &warnings) else { continue }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Audio
 import DRV2605
 import Foundation
 import HardwareAccess
@@ -77,6 +78,8 @@ public final class PatternPlayer: Sendable {
         var timing = Timing()
         var completion: (@Sendable (Outcome) -> Void)?
         var work: ScheduledWork?
+        /// The sounds placed for the current run (stopped on pause, seek, loop and any stop).
+        var soundIDs: [Int] = []
     }
 
     /// The engine whose chip the player takes for the pattern's length.
@@ -84,13 +87,24 @@ public final class PatternPlayer: Sendable {
     /// What is played: a real-time stream or ROM hits, from `PatternRenderer`.
     public let pattern: RenderedPattern
     public let options: Options
+    /// The pattern's audio events, played on `sounds` in step with the haptics.
+    public let soundTrack: PatternSoundTrack?
+    public let sounds: SoundEngine?
     private let state = Locked(State())
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
     /// A ROM rendering on a chip without a ROM effect library (DRV2604, DRV2604L) plays its
     /// samples as a stream instead: every rendering carries them.
-    public init(engine: HapticEngine, pattern: RenderedPattern, options: Options = Options()) {
+    ///
+    /// With a `soundTrack` and a sound engine, a start without a time begins the haptics the
+    /// engine's lead time from now, and each sound is placed so that both are heard together.
+    public init(
+        engine: HapticEngine, pattern: RenderedPattern, options: Options = Options(), soundTrack: PatternSoundTrack? = nil,
+        sounds: SoundEngine? = nil
+    ) {
         self.engine = engine
+        self.soundTrack = soundTrack?.isEmpty == true ? nil : soundTrack
+        self.sounds = sounds
         var pattern = pattern
         if pattern.mode == .rom, !engine.hasEffectLibrary { pattern.mode = .realTime }
         self.pattern = pattern
@@ -143,7 +157,13 @@ public final class PatternPlayer: Sendable {
 
     /// Starts at `time` (`nil`: now).
     public func start(at time: ClockInstant? = nil) {
-        let at = time ?? clock.now
+        var at = time ?? clock.now
+        if let sounds, let soundTrack {
+            if time == nil { at = at.advanced(by: sounds.leadTime) }
+            let (offset, rate) = state.withLock { ($0.pausedOffset, $0.playbackRate) }
+            let placed = soundTrack.place(on: sounds, from: offset, at: at, rate: rate)
+            state.withLock { $0.soundIDs += placed }
+        }
         state.withLock { state in
             state.status = .scheduled(at)
             state.originOffset = state.pausedOffset
@@ -168,6 +188,28 @@ public final class PatternPlayer: Sendable {
             return token
         }
         if let token { engine.endExclusive(token) }
+        stopSounds()
+    }
+
+    /// Stops the sounds placed for this run (5 ms fades).
+    private func stopSounds() {
+        guard let sounds else { return }
+        for id in state.withLock({ state -> [Int] in
+            defer { state.soundIDs = [] }
+            return state.soundIDs
+        }) {
+            sounds.stop(id)
+        }
+    }
+
+    /// Stops the sounds and places those from `offset` on, heard from `instant` (late when that
+    /// is less than the engine's lead time ahead: counted in its report).
+    private func replaceSounds(from offset: Double, at instant: ClockInstant) {
+        guard let sounds, let soundTrack else { return }
+        stopSounds()
+        let rate = state.withLock { $0.playbackRate }
+        let placed = soundTrack.place(on: sounds, from: offset, at: instant, rate: rate)
+        state.withLock { $0.soundIDs += placed }
     }
 
     /// Continues a paused playback from where it paused, now or at `time`.
@@ -182,16 +224,19 @@ public final class PatternPlayer: Sendable {
     /// Jumps to `offset` seconds (0 = the start). Past the end: stops, unless looping.
     public func seek(to offset: Double) {
         let now = clock.now
-        state.withLock { state in
-            let target = max(0, offset.isFinite ? offset : 0)
+        let target = max(0, offset.isFinite ? offset : 0)
+        let playing = state.withLock { state -> Bool in
             state.pausedOffset = target
             if case .playing = state.status {
                 state.origin = now
                 state.originOffset = target
                 state.nextIndex = Int(target * pattern.rate)
                 state.nextHit = pattern.hits.firstIndex { $0.time >= target } ?? pattern.hits.count
+                return true
             }
+            return false
         }
+        if playing { replaceSounds(from: target, at: now) }
     }
 
     /// Blocks until the player finishes or `timeout` passes (`nil`: still playing). On a virtual
@@ -320,6 +365,7 @@ public final class PatternPlayer: Sendable {
                 state.nextIndex = 0
                 state.nextHit = 0
             }
+            replaceSounds(from: 0, at: now)
             return now
         case let .write(token, level, next, target):
             return writeOwned(token, target: target, then: next) { core in try core.driver.setRealTime(amplitude: level) }
@@ -363,6 +409,8 @@ public final class PatternPlayer: Sendable {
         }
         guard !alreadyDone else { return }
         if let token { engine.endExclusive(token) }
+        // A pattern that ends as designed lets its sounds ring out; any other end silences them.
+        if outcome != .finished { stopSounds() }
         completion?(outcome)
     }
 

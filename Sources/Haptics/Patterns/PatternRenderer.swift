@@ -82,10 +82,14 @@ public struct PatternRenderer: Sendable {
     public var strategy: Strategy = .automatic
     /// Transients closer than this blur into one on a typical LRA (about 4 cycles at 175 Hz).
     public var minimumTransientSpacing: Double = 0.020
+    /// Whether the pattern's audio events are played beside it (a `PatternSoundTrack` on a sound
+    /// engine); when not, each rendering warns that they were not.
+    public var playsAudio: Bool
     /// Apply HapticSharpnessControl to continuous events only, as Apple's AHAP article says.
-    public init(rate: Double = 200, strategy: Strategy = .automatic) {
+    public init(rate: Double = 200, strategy: Strategy = .automatic, playsAudio: Bool = false) {
         self.rate = rate
         self.strategy = strategy
+        self.playsAudio = playsAudio
     }
 
     /// Normalised envelope time (0...1) to seconds: 1 ms at 0, 31.6 ms at 0.5, 1 s at 1.
@@ -147,7 +151,9 @@ public struct PatternRenderer: Sendable {
         let rate = self.rate.isFinite && self.rate >= 50 ? min(self.rate, 5000) : 200
         let haptic = pattern.events.filter(\.type.isHaptic)
         let audio = pattern.events.count - haptic.count
-        if audio > 0 { warnings.append("\(audio) audio event(s) not played: this device has no audio output for patterns") }
+        if audio > 0, !playsAudio {
+            warnings.append("\(audio) audio event(s) not played: no audio output was given (--audio-device, --audio-output)")
+        }
         let transients = haptic.filter { $0.type == .hapticTransient }
         let continuous = haptic.filter { $0.type == .hapticContinuous }
         if continuous.contains(where: { $0.sharpness != 0.5 }) || pattern.curves.contains(where: { $0.id == .hapticSharpnessControl })

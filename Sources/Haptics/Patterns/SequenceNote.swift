@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Audio
 import DRV2605
 import Foundation
 import HardwareAccess
 
-/// A sequence of feedback, effects, patterns and waits, as Piano's notes.
+/// A sequence of feedback, effects, patterns, sounds and waits, as Piano's notes.
 ///
 /// Notes with no wait between them start together (the later one preempts the earlier on a
 /// single actuator); `.wait` delays are cumulative from the start, as in Piano. Unlike Piano's,
@@ -13,14 +14,21 @@ public enum SequenceNote: Sendable, Equatable {
     case feedback(Feedback)
     case effect(Effect)
     case pattern(HapticPattern)
+    /// A sound heard at the note's time, in step with the haptics beside it (Piano's `.sound`).
+    case sound(Sound)
     case wait(Double)
     case waitUntilFinished
 }
 
 extension SequenceNote {
     /// Parses the CLI's text form: notes separated by commas or semicolons —
-    /// `success`, `impact-heavy 0.4`, `effect 47`, `wait 0.5`, `until-finished`, `pattern FILE`.
-    public static func parse(_ text: String, loadPattern: (String) throws -> HapticPattern) throws -> [SequenceNote] {
+    /// `success`, `impact-heavy 0.4`, `effect 47`, `wait 0.5`, `until-finished`, `pattern FILE`,
+    /// `sound NAME|PATH|file://URL` (a name from the freedesktop sound theme, or a file).
+    /// `loadSound` decodes a sound (nil: the theme turns it off, and the note is left out); it
+    /// throws `AudioError` naming a sound that is missing or cannot be decoded.
+    public static func parse(
+        _ text: String, loadPattern: (String) throws -> HapticPattern, loadSound: (String) throws -> Sound? = { try Sound.load($0) }
+    ) throws -> [SequenceNote] {
         var notes: [SequenceNote] = []
         for (index, raw) in text.split(whereSeparator: { $0 == "," || $0 == ";" }).enumerated() {
             let words = raw.split(separator: " ").map(String.init)
@@ -38,6 +46,9 @@ extension SequenceNote {
                 notes.append(.effect(effect))
             case "pattern":
                 notes.append(.pattern(try loadPattern(argument)))
+            case "sound":
+                guard !argument.isEmpty else { throw fail("sound takes a theme name (complete), a path or a file:// URL") }
+                if let sound = try loadSound(argument) { notes.append(.sound(sound)) }
             default:
                 var intensity = 1.0
                 if let value = words.dropFirst().first {
@@ -45,7 +56,7 @@ extension SequenceNote {
                     intensity = parsed
                 }
                 guard let feedback = Feedback(name: head, intensity: intensity) else {
-                    throw fail("'\(head)' is not a feedback, effect, pattern, wait or until-finished")
+                    throw fail("'\(head)' is not a feedback, effect, pattern, sound, wait or until-finished")
                 }
                 notes.append(.feedback(feedback))
             }

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Audio
 import DRV2605
 import Foundation
 import HardwareAccess
 
 /// Plays a sequence of notes on an engine, with a completion handler and a cancel that really
 /// stops what is playing.
+///
+/// With sound notes and a sound engine, every sound is placed on the audio timeline at start and
+/// the haptics are delayed by the engine's lead time, so that a sound and a haptic at the same
+/// offset are heard and felt together; each feedback is prepared 20 ms before its time, so that
+/// at its time the chip needs one trigger (a GO write). Without a sound engine, sound notes are
+/// not played and `unplayedSounds` says how many.
 public final class SequencePlayer: Sendable {
     public enum Outcome: Sendable, Equatable { case finished, cancelled }
 
@@ -19,24 +26,33 @@ public final class SequencePlayer: Sendable {
     public let engine: HapticEngine
     /// The notes with their start offsets (waits resolved).
     public let schedule: [ScheduledNote]
+    /// Where sound notes play (nil: they are not played).
+    public let sounds: SoundEngine?
+    /// How long before its time a feedback is prepared.
+    public static let prepareAhead: Duration = .milliseconds(20)
     private let renderer: PatternRenderer
     private let playerOptions: PatternPlayer.Options
     private struct State {
         var start: ClockInstant?
         var next = 0
+        var nextPrepared = 0
         var players: [PatternPlayer] = []
+        var soundIDs: [Int] = []
         var outcome: Outcome?
         var completion: (@Sendable (Outcome) -> Void)?
+        var work: ScheduledWork?
     }
     private let state = Locked(State())
 
+    /// A player for `notes` on `engine`; sound notes play on `sounds`.
     public init(
         engine: HapticEngine, notes: [SequenceNote], renderer: PatternRenderer = PatternRenderer(),
-        playerOptions: PatternPlayer.Options = .init()
+        playerOptions: PatternPlayer.Options = .init(), sounds: SoundEngine? = nil
     ) {
         self.engine = engine
         self.renderer = renderer
         self.playerOptions = playerOptions
+        self.sounds = sounds
         var schedule: [ScheduledNote] = []
         var offset = 0.0
         let mapping = engine.mapping
@@ -52,6 +68,8 @@ public final class SequencePlayer: Sendable {
                 schedule.append(.init(offset: offset, duration: effect.estimatedDuration.secondsDouble, note: note))
             case let .pattern(pattern):
                 schedule.append(.init(offset: offset, duration: renderer.render(pattern).playedSeconds, note: note))
+            case let .sound(sound):
+                schedule.append(.init(offset: offset, duration: sound.duration, note: note))
             }
         }
         self.schedule = schedule
@@ -66,15 +84,41 @@ public final class SequencePlayer: Sendable {
     }
     public var outcome: Outcome? { state.withLock { $0.outcome } }
 
-    public func start() {
-        state.withLock { $0.start = engine.clock.now }
-        // On a real clock a thread that sleeps to each note; on a virtual one, the test's advance.
-        // Held weakly, as a pattern player is: a sequence its owner lets go of plays no further
-        // note, and its pattern players, let go with it, stop the actuator.
-        _ = engine.clock.schedule(WorkOptions(name: "haptics-sequence")) { [weak self] in self?.pump() }
+    /// Sound notes that will not be heard: there is no sound engine.
+    public var unplayedSounds: Int {
+        guard sounds == nil else { return 0 }
+        return schedule.filter { if case .sound = $0.note { return true } else { return false } }.count
+    }
+    /// How long after `start()` the first offset is played: the sound engine's lead time when
+    /// there are sounds to keep in step, else zero.
+    public var startDelay: Duration {
+        guard let sounds, schedule.contains(where: { if case .sound = $0.note { return true } else { return false } }) else { return .zero }
+        return sounds.leadTime
     }
 
-    /// Stops what plays now and drops what is pending; the completion handler gets `.cancelled`.
+    /// Starts playing: offset 0 is `startDelay` from now.
+    public func start() {
+        let start = engine.clock.now.advanced(by: startDelay)
+        state.withLock { $0.start = start }
+        if let sounds {
+            var placed: [Int] = []
+            for item in schedule {
+                if case let .sound(sound) = item.note { placed.append(sounds.play(sound, at: start.advanced(by: .secondsClamped(item.offset)))) }
+            }
+            state.withLock { $0.soundIDs = placed }
+        }
+        // On a real clock a thread that sleeps to each note (spinning the last stretch, as a
+        // pattern player does); on a virtual one, the test's advance. Held weakly, as a pattern
+        // player is: a sequence its owner lets go of plays no further note, and its pattern
+        // players, let go with it, stop the actuator.
+        let work = engine.clock.schedule(
+            WorkOptions(name: "haptics-sequence", spin: playerOptions.spin, threadSetup: playerOptions.threadSetup)
+        ) { [weak self] in self?.pump() }
+        state.withLock { $0.work = work }
+    }
+
+    /// Stops what plays now (sounds included) and drops what is pending; the completion handler
+    /// gets `.cancelled`.
     public func cancel() {
         let players = state.withLock { state -> [PatternPlayer] in
             state.next = schedule.count
@@ -82,7 +126,26 @@ public final class SequencePlayer: Sendable {
         }
         for player in players { player.cancel() }
         engine.stop()
+        stopSounds()
         finish(.cancelled)
+    }
+
+    private func stopSounds() {
+        guard let sounds else { return }
+        for id in state.withLock({ state -> [Int] in
+            defer { state.soundIDs = [] }
+            return state.soundIDs
+        }) {
+            sounds.stop(id)
+        }
+    }
+
+    /// A sequence let go of while it plays: its sounds stop too (its pattern players stop the
+    /// actuator as they go).
+    deinit {
+        state.withLock { $0.work?.cancel() }
+        if outcome == nil { stopSounds() }
+        engine.releasePreparation(holder: ObjectIdentifier(self))
     }
 
     /// Plays what is due; returns when to call again (`nil`: finished).
@@ -91,10 +154,18 @@ public final class SequencePlayer: Sendable {
         let now = engine.clock.now
         guard let start = state.withLock({ $0.outcome == nil ? $0.start : nil }) else { return nil }
         var due: [ScheduledNote] = []
+        var toPrepare: [Feedback] = []
         state.withLock { state in
             while state.next < schedule.count, start.advanced(by: .secondsClamped(schedule[state.next].offset)) <= now {
                 due.append(schedule[state.next])
                 state.next += 1
+            }
+            state.nextPrepared = max(state.nextPrepared, state.next)
+            while state.nextPrepared < schedule.count,
+                start.advanced(by: .secondsClamped(schedule[state.nextPrepared].offset)) <= now.advanced(by: SequencePlayer.prepareAhead)
+            {
+                if case let .feedback(feedback) = schedule[state.nextPrepared].note { toPrepare.append(feedback) }
+                state.nextPrepared += 1
             }
         }
         for item in due {
@@ -105,17 +176,25 @@ public final class SequencePlayer: Sendable {
                 let player = PatternPlayer(engine: engine, pattern: renderer.render(pattern), options: playerOptions)
                 state.withLock { $0.players.append(player) }
                 player.start(at: now)
-            case .wait, .waitUntilFinished: break
+            case .sound, .wait, .waitUntilFinished: break
             }
         }
+        // After what was due, so that preparing never delays a note whose time has come.
+        for feedback in toPrepare { engine.prepare(feedback, holder: ObjectIdentifier(self)) }
         var next: [ClockInstant] = []
-        let pending = state.withLock { state -> ClockInstant? in
-            state.next < schedule.count ? start.advanced(by: .secondsClamped(schedule[state.next].offset)) : nil
+        let (pending, prepareAt) = state.withLock { state -> (ClockInstant?, ClockInstant?) in
+            (
+                state.next < schedule.count ? start.advanced(by: .secondsClamped(schedule[state.next].offset)) : nil,
+                state.nextPrepared < schedule.count
+                    ? start.advanced(by: .secondsClamped(schedule[state.nextPrepared].offset)).advanced(by: .zero - SequencePlayer.prepareAhead) : nil
+            )
         }
         if let pending { next.append(pending) }
+        if let prepareAt { next.append(prepareAt) }
         let end = start.advanced(by: .secondsClamped(duration))
         let playersDone = state.withLock { $0.players.allSatisfy { $0.outcome != nil } }
         if pending == nil, now >= end, playersDone {
+            engine.releasePreparation(holder: ObjectIdentifier(self))
             finish(.finished)
             return nil
         }
