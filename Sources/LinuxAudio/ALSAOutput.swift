@@ -28,7 +28,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         var handle: OpaquePointer?
         var status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK))
         guard status >= 0, let handle else {
-            throw .deviceUnavailable(device: device, reason: ALSAOutput.describe(status))
+            // An unknown card number or name comes back as EINVAL or ENOENT.
+            throw .deviceUnavailable(device: device, reason: -status == EINVAL ? "no such device" : ALSAOutput.describe(status))
         }
         let microseconds = UInt32(clamping: max(Int64(5000), latency.nanoseconds / 1000))
         status = snd_pcm_set_params(handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 2, UInt32(Sound.sampleRate), 1, microseconds)
