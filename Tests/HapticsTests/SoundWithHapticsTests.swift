@@ -129,10 +129,12 @@ struct SoundWithHapticsTests {
 
     @Test func soundNotesParseByThemeNameAndPath() throws {
         var asked: [String] = []
-        let notes = try SequenceNote.parse("sound complete, impact-heavy, sound /tmp/a.wav, sound off", loadPattern: { _ in HapticPattern(events: []) }) {
-            asked.append($0)
-            return $0 == "off" ? nil : Sound(name: $0, mono: [0.1])
-        }
+        let notes = try SequenceNote.parse(
+            "sound complete, impact-heavy, sound /tmp/a.wav, sound off", loadPattern: { _ in HapticPattern(events: []) },
+            loadSound: {
+                asked.append($0)
+                return $0 == "off" ? nil : Sound(name: $0, mono: [0.1])
+            })
         #expect(asked == ["complete", "/tmp/a.wav", "off"])
         #expect(notes.count == 3)
         #expect(throws: SequenceParseError.self) { try SequenceNote.parse("sound", loadPattern: { _ in HapticPattern(events: []) }) }

@@ -18,6 +18,8 @@
  *   rtp_level        read-only: the last RTP value driven in real-time playback mode
  *   rtp_writes       read-only: how many RTP values were driven
  *   rtp_peak         read-only: the largest RTP value driven since the last fresh_chip
+ *   drive_onsets     read-only: CLOCK_MONOTONIC nanoseconds of each drive onset (a GO that
+ *                    starts a sequence, an RTP value rising from 0), the last 64; write to clear
  *   registers        read-only: registers 0x00-0x22 in hex, brought up to now (reading it clears nothing)
  *   attach_drv260x   writing 1 instantiates the kernel's drv260x driver on the chip (an I2C client
  *                    "drv2605l" with the device properties its probe needs: LRA mode, LRA library,
@@ -31,6 +33,7 @@
 #include <linux/property.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 
 #include "drv2605-model.h"
 
@@ -97,6 +100,37 @@ static int rtp_writes;
 module_param(rtp_writes, int, 0444);
 static int rtp_peak;
 module_param(rtp_peak, int, 0444);
+
+/* When the actuator starts to be driven, on the clock user space dates its sounds by. */
+#define ONSET_SLOTS 64
+static u64 onsets[ONSET_SLOTS];
+static unsigned int onset_count;
+
+static void note_onset(void)
+{
+	onsets[onset_count % ONSET_SLOTS] = ktime_get_ns();
+	onset_count++;
+}
+
+static int drive_onsets_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned int index, first = onset_count > ONSET_SLOTS ? onset_count - ONSET_SLOTS : 0;
+	int length = 0;
+
+	for (index = first; index < onset_count && length < PAGE_SIZE - 24; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%llu\n", onsets[index % ONSET_SLOTS]);
+	return length;
+}
+
+static int drive_onsets_set(const char *value, const struct kernel_param *kp)
+{
+	onset_count = 0;
+	return 0;
+}
+
+static const struct kernel_param_ops drive_onsets_ops = { .get = drive_onsets_get, .set = drive_onsets_set };
+module_param_cb(drive_onsets, &drive_onsets_ops, NULL, 0644);
+MODULE_PARM_DESC(drive_onsets, "CLOCK_MONOTONIC ns of each drive onset (GO of a sequence, RTP rising from 0); write to clear");
 
 static bool actuator_moves(void) { return actuator == 0; }
 static bool is_lra_mode(struct drv_sim *sim) { return sim->regs[REG_FEEDBACK] & 0x80; }
@@ -249,6 +283,7 @@ static void go(struct drv_sim *sim)
 		    !(DRV_MODEL_LRA_PERIOD_ONLY_IN_CLOSED_LOOP && (sim->regs[REG_CONTROL3] & CONTROL3_LRA_OPEN_LOOP)))
 			sim->regs[REG_LRA_PERIOD] = DRV_MODEL_LRA_PERIOD;
 		start(sim, SEQUENCE, sequence_milliseconds(sim));
+		note_onset();
 		break;
 	case DRV_MODEL_GO_DIAGNOSTICS:
 		start(sim, DIAGNOSTICS, DRV_MODEL_DIAGNOSTICS_MS);
@@ -312,6 +347,8 @@ static void drive_real_time(struct drv_sim *sim)
 	if (mode_of(sim) != 5 || in_standby(sim) || actuator == 1)
 		return;
 	sim->regs[REG_VBAT] = DRV_MODEL_SUPPLY_READING(supply_mv);
+	if (rtp_level <= 0 && sim->regs[REG_RTP] != 0)
+		note_onset();
 	rtp_level = sim->regs[REG_RTP];
 	rtp_writes++;
 	if (rtp_level > rtp_peak)
