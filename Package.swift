@@ -131,7 +131,7 @@ let package = Package(
         ),
         .target(
             name: "HapticsService",
-            dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", "Audio", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -145,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess",
+                "HapticsService", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
@@ -154,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsServiceTests",
-            dependencies: ["HapticsService", "Haptics", "HapticsSimulation", "HardwareAccess"],
+            dependencies: ["HapticsService", "Haptics", "HapticsSimulation", "HardwareAccess", "Audio"],
             swiftSettings: strict
         ),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "LinuxAudio", "HardwareAccess"], swiftSettings: strict),

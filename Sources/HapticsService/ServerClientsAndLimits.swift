@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Haptics
 
 extension HapticServer {
     /// Limits that protect the daemon from its clients.
@@ -14,6 +15,9 @@ extension HapticServer {
         public var idleDeadline: Duration = .seconds(600)
         /// Longest pattern or sequence played for a client.
         public var maximumPlaySeconds = 120.0
+        /// Themed sounds for the feedback that has one, played when the client's profile is
+        /// `full` (quiet and silent: the haptic alone); nil: no sound (`hapticd --sound` sets it).
+        public var sounds: FeedbackSounds?
         /// The defaults above.
         public init() {}
     }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Audio
 import Foundation
 import Haptics
 import HapticsService
 import HapticsSimulation
 import HardwareAccess
+import LinuxAudio
 import LinuxHardware
 import Logging
 import ServiceLifecycle
@@ -34,6 +36,10 @@ struct Hapticd: AsyncParsableCommand {
     var forceFeedback = false
     @Option(help: "How much force feedback matters against socket clients.") var forceFeedbackImportance: Importance = .ui
     @Flag(help: "Log every request.") var verbose = false
+    @Flag(help: "Play the themed sound of the feedback that has one (success, warning, error...) for clients whose profile is full.")
+    var sound = false
+    @Option(help: "With --sound: the ALSA PCM to play on.") var audioDevice = "default"
+    @Option(help: "With --sound: the audio buffer in milliseconds (5-1000).") var audioLatency = 40
 
     func run() async throws {
         // Signals are taken by the service group through libdispatch, which needs them blocked in
@@ -56,6 +62,19 @@ struct Hapticd: AsyncParsableCommand {
             let device = opened.origin(of: opened.chips[0], simulated: simulate)
             var options = HapticServer.Options()
             options.maximumClients = max(1, maximumClients)
+            if sound {
+                do {
+                    var soundOptions = SoundEngine.Options()
+                    soundOptions.threadSetup = { LinuxRealtime.preparePacingThread() }
+                    let output = try ALSAOutput(device: audioDevice, latency: .milliseconds(Int64(min(max(audioLatency, 5), 1000))))
+                    options.sounds = FeedbackSounds(engine: try SoundEngine(output: output, clock: SystemClock.shared, options: soundOptions))
+                    logger.info("hapticd: themed sounds on \(audioDevice) for clients whose profile is full")
+                } catch {
+                    _ = opened.engine.shutdown()
+                    FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
+                    throw ExitCode(69)
+                }
+            }
             server = HapticServer(engine: opened.engine, device: device, options: options, globalProfile: profile, logger: logger)
             try FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             if forceFeedback {

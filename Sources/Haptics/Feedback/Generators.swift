@@ -46,13 +46,35 @@ public enum FeedbackTargets {
 public class FeedbackGenerator: @unchecked Sendable {
     // Immutable after init; the target is thread-safe.
     let target: (any FeedbackTarget)?
+    private let soundOutput = Locked<FeedbackSounds?>(nil)
 
     init(engine: HapticEngine?) { target = engine ?? FeedbackTargets.current }
 
     deinit { target?.releasePreparation(holder: ObjectIdentifier(self)) }
 
+    /// Themed sounds played with the feedback that has one (success, warning, error...), off
+    /// by default. With sounds on, such a feedback is felt when its sound is heard: the sound
+    /// engine's lead time after the call (the call itself returns at once).
+    public var sounds: FeedbackSounds? {
+        get { soundOutput.withLock { $0 } }
+        set { soundOutput.withLock { $0 = newValue } }
+    }
+
     func prepare(for feedback: Feedback) { target?.prepare(feedback, holder: ObjectIdentifier(self)) }
-    func fire(_ feedback: Feedback) { target?.play(feedback) }
+    func fire(_ feedback: Feedback) {
+        guard let target else { return }
+        guard let sounds, let at = sounds.placeAhead(feedback) else {
+            target.play(feedback)
+            return
+        }
+        target.prepare(feedback, holder: ObjectIdentifier(self))
+        let clock = sounds.engine.clock
+        _ = clock.schedule(WorkOptions(name: "haptics-feedback-with-sound")) {
+            if clock.now < at { return at }
+            target.play(feedback)
+            return nil
+        }
+    }
 }
 
 /// A collision, as `UIImpactFeedbackGenerator`.

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Audio
+import Foundation
+import Haptics
+import HapticsService
+import HapticsSimulation
+import HardwareAccess
+import Testing
+
+/// hapticd's themed sounds: heard for a client whose profile is full, not for quiet or silent.
+@Suite struct ServiceSoundTests {
+    func theme(_ root: String) throws -> SoundTheme {
+        let directory = root + "/share/sounds/freedesktop/stereo"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "[Sound Theme]\nDirectories=stereo\n".write(toFile: root + "/share/sounds/freedesktop/index.theme", atomically: true, encoding: .utf8)
+        func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
+        var bytes: [UInt8] = Array("RIFF".utf8) + le32(36 + 960) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000) + [2, 0, 16, 0]
+        bytes += Array("data".utf8) + le32(960)
+        for _ in 0..<480 { bytes += [0x00, 0x60] }
+        try Data(bytes).write(to: URL(fileURLWithPath: directory + "/complete.wav"))
+        return SoundTheme(environment: ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "LANG": "C"])
+    }
+
+    @Test(arguments: [FeedbackProfile.full, .quiet])
+    func aSuccessSoundsOnlyWhenTheProfileIsFull(profile: FeedbackProfile) throws {
+        let rig = try EngineRig()
+        rig.clock.advance(by: .milliseconds(10))
+        let root = NSTemporaryDirectory() + "hapticd-sound-\(UUID().uuidString.prefix(8))"
+        let soundTheme = try theme(root)
+        let recording = root + "/timeline.wav"
+        let engine = try SoundEngine(output: try WAVFileOutput(path: recording, origin: .zero), clock: rig.clock)
+        var options = HapticServer.Options()
+        options.sounds = FeedbackSounds(engine: engine, theme: soundTheme)
+        let server = HapticServer(engine: rig.engine, device: "simulated", options: options, globalProfile: profile)
+        var request = ServiceRequest(.play)
+        request.feedback = "success"
+        request.importance = .notification  // played in quiet too
+        let asked = rig.clock.now
+        let reply = server.handle(request, from: HapticServer.Client(id: 1, app: "kiosk", uid: 1000))
+        #expect(reply.ok && reply.outcome == "played")
+        rig.clock.advance(by: .milliseconds(600))
+        try engine.finish()
+        let go = try #require(rig.chip.trace.first { $0.written == [0x0C, 0x01] && $0.time >= asked }?.time.seconds)
+        let samples = try Data(contentsOf: URL(fileURLWithPath: recording)).dropFirst(44)
+        let loud = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).first {
+            abs(Int32(Int16(bitPattern: UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8))) >= 3277
+        }
+        if profile == .full {
+            let heard = Double((try #require(loud) - samples.startIndex) / 4) / 48_000
+            #expect(abs(heard - go) < 0.001)
+        } else {
+            #expect(loud == nil)
+            #expect(go - asked.seconds < 0.005, "a quiet profile's haptic waited for a sound")
+        }
+    }
+}
