@@ -7,6 +7,7 @@ usage: studio_browser_test.py BASE_URL SCREENSHOT HAPTIC_FILE
 """
 import json
 import sys
+import tempfile
 import urllib.request
 
 from PIL import Image
@@ -115,6 +116,21 @@ try:
     driver.find_element(By.ID, "play").click()
     wait.until(lambda d: d.execute_script("return window.studio.model().played !== null"))
     check(driver.find_element(By.ID, "report").text.startswith("finished"), "the imported pattern played to its end")
+    # An AHAP with an audio event: kept, drawn and exported as it was (the studio does not edit sounds).
+    with tempfile.NamedTemporaryFile("w", suffix=".ahap", delete=False) as file:
+        json.dump({"Version": 1, "Pattern": [
+            {"Event": {"Time": 0.1, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}]}},
+            {"Event": {"Time": 0.1, "EventType": "AudioCustom", "EventWaveformPath": "sounds/tap.wav",
+                       "EventParameters": [{"ParameterID": "AudioVolume", "ParameterValue": 0.5}]}}]}, file)
+    driver.execute_script("arguments[0].hidden = false", upload)
+    upload.send_keys(file.name)
+    driver.execute_script("arguments[0].hidden = true", upload)
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "audio event(s) kept"))
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#timeline .audio-event")) == 1, "the audio event is drawn on the timeline")
+    kept = [element["Event"] for element in driver.execute_script("return window.studio.exportAHAP()")["Pattern"]
+            if element.get("Event", {}).get("EventType") == "AudioCustom"]
+    check(len(kept) == 1 and kept[0]["EventWaveformPath"] == "sounds/tap.wav" and kept[0]["Time"] == 0.1,
+          f"the audio event is exported as it was imported {kept}")
     driver.save_screenshot(screenshot)
     image = Image.open(screenshot).convert("RGB")
     colours = len(image.resize((350, 225)).getcolors(maxcolors=1 << 20) or [])
