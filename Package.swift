@@ -125,7 +125,7 @@ let package = Package(
             name: "haptic-bench",
             dependencies: [
                 "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "Audio", "LinuxAudio", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
         ),

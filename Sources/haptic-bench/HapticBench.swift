@@ -24,6 +24,7 @@ struct HapticBench: ParsableCommand {
     @Option(help: "The AHAP corpus to time (skipped when absent).") var corpus = "../shared/ahap-corpus"
     @Option(help: "Chips in the group-skew measurement (behind one TCA9548A).") var groupSize = 4
     @Option(help: "Seconds of 20 concurrent hapticd clients.") var serviceSeconds: Double = 10
+    @Option(help: "Also measure this ALSA device's start (open to the first frame heard).") var audioDevice: String?
 
     func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 
@@ -178,6 +179,8 @@ struct HapticBench: ParsableCommand {
         summary["service"] = service
         let da7280 = try measureDA7280()
         summary["da7280"] = da7280
+        let sound = try measureSound()
+        summary["soundWithHaptics"] = sound
         if json {
             let data = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -213,6 +216,7 @@ struct HapticBench: ParsableCommand {
                     rate, row["seconds"] ?? 0, row["medianMicroseconds"] ?? 0, row["p99Microseconds"] ?? 0, row["floorP99Microseconds"] ?? 0,
                     row["maxMicroseconds"] ?? 0, row["floorMaxMicroseconds"] ?? 0, row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
         }
+        printSound(sound)
         print("AHAP parse + render (median of 20):")
         for (name, value) in ahap.sorted(by: { $0.key < $1.key }) {
             print(String(format: "  %@ %8.3f ms", pad(name, 52), (value as? Double ?? 0)))

@@ -14,11 +14,9 @@ import Testing
         let directory = root + "/share/sounds/freedesktop/stereo"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "[Sound Theme]\nDirectories=stereo\n".write(toFile: root + "/share/sounds/freedesktop/index.theme", atomically: true, encoding: .utf8)
-        func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
-        var bytes: [UInt8] = Array("RIFF".utf8) + le32(36 + 960) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000) + [2, 0, 16, 0]
-        bytes += Array("data".utf8) + le32(960)
-        for _ in 0..<480 { bytes += [0x00, 0x60] }
-        try Data(bytes).write(to: URL(fileURLWithPath: directory + "/complete.wav"))
+        let tap = try WAVFileOutput(path: directory + "/complete.wav", origin: .zero)
+        try tap.write([Int16](repeating: 0x6000, count: 960))
+        try tap.close(drainTimeout: .zero)
         return SoundTheme(environment: ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "LANG": "C"])
     }
 

@@ -7,28 +7,31 @@ import HapticsSimulation
 import HardwareAccess
 import Testing
 
-/// A freedesktop theme in a scratch directory whose `complete` is a 10 ms tap (loud from its first
-/// sample), and the WAV recording of a sound engine on `clock`.
+/// A 10 ms tap at 48 kHz, loud from its first sample (its onset is exact), written to `path`.
+func writeTap(_ path: String) throws {
+    let output = try WAVFileOutput(path: path, origin: .zero)
+    try output.write([Int16](repeating: 0x6000, count: 960))
+    try output.close(drainTimeout: .zero)
+}
+
+/// A freedesktop theme in a scratch directory whose `complete` is a tap, and a sound engine on
+/// `clock` recording to a WAV (sample 0 at instant 0).
 func tapTheme(clock: VirtualClock) throws -> (theme: SoundTheme, engine: SoundEngine, recording: String) {
     let root = NSTemporaryDirectory() + "haptics-theme-\(UUID().uuidString.prefix(8))"
     let directory = root + "/share/sounds/freedesktop/stereo"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     try "[Sound Theme]\nName=Default\nDirectories=stereo\n\n[stereo]\nOutputProfile=stereo\n"
         .write(toFile: root + "/share/sounds/freedesktop/index.theme", atomically: true, encoding: .utf8)
-    func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
-    var bytes: [UInt8] = Array("RIFF".utf8) + le32(36 + 960) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000) + [2, 0, 16, 0]
-    bytes += Array("data".utf8) + le32(960)
-    for _ in 0..<480 { bytes += [0x00, 0x60] }
-    try Data(bytes).write(to: URL(fileURLWithPath: directory + "/complete.wav"))
+    try writeTap(directory + "/complete.wav")
     let theme = SoundTheme(environment: ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "LANG": "C"])
     let recording = root + "/timeline.wav"
     return (theme, try SoundEngine(output: try WAVFileOutput(path: recording, origin: .zero), clock: clock), recording)
 }
 
-/// Seconds of the first recorded frame at a tenth of full scale.
-func recordedOnset(_ path: String) throws -> Double? {
+/// Seconds of the first recorded frame at a tenth of full scale, at or after `seconds`.
+func recordedOnset(_ path: String, after seconds: Double = 0) throws -> Double? {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    var index = 44
+    var index = 44 + Int(seconds * 48_000) * 4
     while index + 1 < data.count {
         if abs(Int32(Int16(bitPattern: UInt16(data[index]) | UInt16(data[index + 1]) << 8))) >= 3277 { return Double((index - 44) / 4) / 48_000 }
         index += 2

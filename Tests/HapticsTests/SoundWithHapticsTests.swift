@@ -19,19 +19,6 @@ struct SoundWithHapticsTests {
         return directory + "/timeline.wav"
     }
 
-    /// The first frame whose magnitude reaches a tenth of full scale, in seconds.
-    func onset(_ path: String, after seconds: Double = 0) throws -> Double? {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let first = 44 + Int(seconds * 48_000) * 4
-        var index = first
-        while index + 1 < data.count {
-            let value = Int16(bitPattern: UInt16(data[index]) | UInt16(data[index + 1]) << 8)
-            if abs(Int32(value)) >= 3277 { return Double((index - 44) / 4) / 48_000 }
-            index += 2
-        }
-        return nil
-    }
-
     /// Instants of the GO writes (`W [0C 01]`) in the trace, in seconds.
     func goWrites(_ chip: SimulatedDRV2605) -> [Double] {
         chip.trace.filter { $0.kind == .write && $0.written == [0x0C, 0x01] }.map(\.time.seconds)
@@ -52,8 +39,8 @@ struct SoundWithHapticsTests {
         try sounds.finish()
         let gos = goWrites(rig.chip)
         #expect(gos.count == 2)
-        let first = try #require(try onset(path))
-        let second = try #require(try onset(path, after: first + 0.1))
+        let first = try #require(try recordedOnset(path))
+        let second = try #require(try recordedOnset(path, after: first + 0.1))
         #expect(abs(first - gos[0]) < 0.001)
         #expect(abs(second - gos[1]) < 0.001)
         #expect(abs(second - first - 0.4) < 0.001)
@@ -63,11 +50,7 @@ struct SoundWithHapticsTests {
     @Test func anAudioCustomEventBesideATransientStartsWithIt() throws {
         let directory = NSTemporaryDirectory() + "haptics-ahap-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/sounds", withIntermediateDirectories: true)
-        // The sound file written by the code under test's own recorder would prove nothing: raw bytes.
-        var bytes: [UInt8] = Array("RIFF".utf8) + le32(36 + 960) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000) + [2, 0, 16, 0]
-        bytes += Array("data".utf8) + le32(960) + [UInt8](repeating: 0, count: 0)
-        for _ in 0..<480 { bytes += [0x00, 0x60] }
-        try Data(bytes).write(to: URL(fileURLWithPath: directory + "/sounds/tap.wav"))
+        try writeTap(directory + "/sounds/tap.wav")
         let text = """
             {"Version": 1, "Pattern": [
               {"Event": {"Time": 0.3, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}]}},
@@ -94,7 +77,7 @@ struct SoundWithHapticsTests {
         #expect(player.runToCompletion(limit: .seconds(5)) == .finished)
         try sounds.finish()
         let go = try #require(goWrites(rig.chip).first)
-        let heard = try #require(try onset(path))
+        let heard = try #require(try recordedOnset(path))
         #expect(abs(heard - go) < 0.001)
         #expect(abs(go - (startedAt + sounds.leadTime.secondsDouble + 0.3)) < 0.001)
     }
@@ -113,9 +96,9 @@ struct SoundWithHapticsTests {
         #expect(player.outcome == .cancelled)
         // Frames already made (the lead time's worth) are heard; then a 5 ms fade, then silence
         // to the end of what would have played.
-        let after = try onset(path, after: cancelledAt + sounds.leadTime.secondsDouble + 0.0055)
+        let after = try recordedOnset(path, after: cancelledAt + sounds.leadTime.secondsDouble + 0.0055)
         #expect(after == nil)
-        #expect(try onset(path) != nil)
+        #expect(try recordedOnset(path) != nil)
         rig.engine.runDueWork()
         #expect(rig.chip.output.level(at: rig.clock.now) == 0)
     }
@@ -140,5 +123,3 @@ struct SoundWithHapticsTests {
         #expect(throws: SequenceParseError.self) { try SequenceNote.parse("sound", loadPattern: { _ in HapticPattern(events: []) }) }
     }
 }
-
-private func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
