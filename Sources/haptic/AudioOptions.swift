@@ -22,29 +22,33 @@ struct AudioOptions: ParsableArguments {
     /// chip stopped in standby and throws (69 for a device, 73 for a recording). `what` names
     /// what needs sound, for the message.
     func open(for session: DeviceSession, what: String) throws -> SoundEngine {
-        guard (5...1000).contains(audioLatency) else {
-            session.finish()
-            throw CLIError("--audio-latency must be 5-1000 ms, not \(audioLatency)", exitCode: CLIError.usage)
-        }
         do {
-            let output: any AudioOutput
-            if let audioOutput {
-                guard audioOutput.hasPrefix("wav:"), audioOutput.count > 4 else {
-                    throw CLIError("--audio-output takes wav:PATH, not '\(audioOutput)'", exitCode: CLIError.usage)
-                }
-                let origin = session.clock is VirtualClock ? ClockInstant.zero : session.clock.now
-                output = try WAVFileOutput(path: String(audioOutput.dropFirst(4)), origin: origin)
-            } else {
-                output = try ALSAOutput(device: audioDevice ?? "default", latency: .milliseconds(audioLatency))
-            }
-            var options = SoundEngine.Options()
-            options.threadSetup = { LinuxRealtime.preparePacingThread() }
-            return try SoundEngine(output: output, clock: session.clock, options: options)
+            return try engine(for: session)
         } catch {
             session.finish()
             let cli = CLIError.from(error)
             throw CLIError("\(cli.message) (needed for \(what))", exitCode: cli.exitCode)
         }
+    }
+
+    /// The sound engine on `session`'s clock, or the reason there is none; the chip is not touched.
+    func engine(for session: DeviceSession) throws -> SoundEngine {
+        guard (5...1000).contains(audioLatency) else {
+            throw CLIError("--audio-latency must be 5-1000 ms, not \(audioLatency)", exitCode: CLIError.usage)
+        }
+        let output: any AudioOutput
+        if let audioOutput {
+            guard audioOutput.hasPrefix("wav:"), audioOutput.count > 4 else {
+                throw CLIError("--audio-output takes wav:PATH, not '\(audioOutput)'", exitCode: CLIError.usage)
+            }
+            let origin = session.clock is VirtualClock ? ClockInstant.zero : session.clock.now
+            output = try WAVFileOutput(path: String(audioOutput.dropFirst(4)), origin: origin)
+        } else {
+            output = try ALSAOutput(device: audioDevice ?? "default", latency: .milliseconds(audioLatency))
+        }
+        var options = SoundEngine.Options()
+        options.threadSetup = { LinuxRealtime.preparePacingThread() }
+        return try SoundEngine(output: output, clock: session.clock, options: options)
     }
 }
 

@@ -60,21 +60,46 @@ struct PatternCommand: ParsableCommand {
                     extra: ["file": file, "designedSeconds": document.pattern.duration])
                 return
             }
-            // Sounds are decoded before anything plays: a missing or corrupt one fails here.
-            let soundTrack = noAudio ? nil : try PatternSoundTrack(document: document.pattern, file: file)
+            // The pattern's audio events: required when an audio output was named (a missing or
+            // corrupt sound, or an absent device, then fails before anything plays); otherwise
+            // played when they can be, and a warning says why not.
+            let audioCount = document.pattern.events.filter { !$0.type.isHaptic }.count
+            let audioRequired = audio.audioDevice != nil || audio.audioOutput != nil
+            var audioWarnings: [String] = []
+            var soundTrack: PatternSoundTrack?
+            if !noAudio, audioCount > 0 {
+                do {
+                    soundTrack = try PatternSoundTrack(document: document.pattern, file: file)
+                } catch {
+                    if audioRequired { throw error }
+                    audioWarnings.append("\(audioCount) audio event(s) not played: \(error)")
+                }
+            }
             var renderer = try patternOptions.renderer()
-            renderer.playsAudio = soundTrack?.isEmpty == false
+            renderer.playsAudio = soundTrack?.isEmpty == false || !audioWarnings.isEmpty
             let rendered = renderer.render(document.pattern)
             let session = try DeviceSession(global, allDrivers: all)
             session.announce()
-            let sounds = soundTrack?.isEmpty == false ? try audio.open(for: session, what: "the pattern's audio events") : nil
+            var sounds: SoundEngine?
+            if let soundTrack, !soundTrack.isEmpty {
+                if audioRequired {
+                    sounds = try audio.open(for: session, what: "the pattern's audio events")
+                } else {
+                    do {
+                        sounds = try audio.engine(for: session)
+                    } catch {
+                        audioWarnings.append("\(audioCount) audio event(s) not played: \(error) (--no-audio leaves them out)")
+                    }
+                }
+            }
+            let warnings = document.warnings + rendered.warnings + audioWarnings
             if !global.json {
                 print(
                     String(
                         format: "%@: %.3f s designed, %@; %@", (file as NSString).lastPathComponent, document.pattern.duration,
                         document.pattern.eventCounts.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", "),
                         rendered.mode == .realTime ? "real-time stream at \(Int(rendered.rate)) updates/s" : "\(rendered.hits.count) ROM clicks"))
-                for warning in document.warnings + rendered.warnings { print("warning: \(warning)") }
+                for warning in warnings { print("warning: \(warning)") }
             }
             let start = session.clock.now
             let players: [PatternPlayer]
@@ -102,7 +127,7 @@ struct PatternCommand: ParsableCommand {
                         "file": file, "format": document.format.rawValue, "curveTimes": document.curveTimes.rawValue,
                         "designedSeconds": document.pattern.duration, "playedSeconds": played,
                         "renderedSeconds": rendered.playedSeconds, "mode": rendered.mode.rawValue,
-                        "events": counts, "warnings": document.warnings + rendered.warnings,
+                        "events": counts, "warnings": warnings,
                         "outcome": String(describing: player.outcome ?? .cancelled),
                         "timing":
                             (player.timing.latenessMicroseconds.map {

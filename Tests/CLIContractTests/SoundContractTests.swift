@@ -146,7 +146,39 @@ import Testing
         #expect(quiet.status == 0)
         #expect(quiet.stdout.contains("1 audio event(s) not played"), "\(quiet.stdout)")
         try FileManager.default.removeItem(atPath: directory + "/tap.wav")
-        let missing = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time"], environment: environment)
+        // Asked for audio (an output named): a missing sound fails before anything plays.
+        let missing = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time", "--audio-output", "wav:" + recording], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("tap.wav"), "\(missing.stderr)")
+        // Not asked for: the haptics play, and a warning says which sound was missing.
+        let unasked = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time", "--json"], environment: environment)
+        #expect(unasked.status == 0, "\(unasked.stderr)")
+        let warnings = unasked.json?["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("1 audio event(s) not played") && $0.contains("tap.wav") }, "\(warnings)")
+    }
+
+    /// Without an audio output named, a pattern whose device cannot be opened (here ALSA's default
+    /// made a card that does not exist) plays its haptics and says its sounds were not played.
+    @Test func aPatternWithoutAnAudioDevicePlaysItsHapticsAndSaysSo() throws {
+        let directory = scratch.file("quiet")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        _ = try tap("quiet/tap.wav")
+        let ahap = directory + "/p.ahap"
+        try """
+        {"Version": 1, "Pattern": [
+          {"Event": {"Time": 0, "EventType": "HapticTransient"}},
+          {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "tap.wav"}}
+        ]}
+        """.write(toFile: ahap, atomically: true, encoding: .utf8)
+        let configuration = scratch.file("asound.conf")
+        try "pcm.!default { type hw card 97 }\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        var noCard = environment
+        noCard["ALSA_CONFIG_PATH"] = configuration
+        let run = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time", "--json"], environment: noCard)
+        #expect(run.status == 0, "\(run.stderr)")
+        let warnings = run.json?["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("audio event(s) not played") && $0.contains("'default'") }, "\(warnings)")
+        #expect((run.json?["final"] as? [String: Any])?["standby"] as? Bool == true)
+        let named = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time", "--audio-device", "default"], environment: noCard)
+        #expect(named.status == 69, "\(named.stderr)")
     }
 }
