@@ -17,9 +17,15 @@ func writeWAV(_ path: String, rate: Int, channels: Int, samples: [Int16], claime
     func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
     func le16(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt16(value).littleEndian, Array.init) }
     let dataBytes = (claimedFrames.map { $0 * channels } ?? samples.count) * 2
-    var bytes: [UInt8] = Array("RIFF".utf8) + le32(36 + dataBytes) + Array("WAVE".utf8)
-    bytes += Array("fmt ".utf8) + le32(16) + le16(1) + le16(channels) + le32(rate) + le32(rate * channels * 2) + le16(channels * 2) + le16(16)
-    bytes += Array("data".utf8) + le32(dataBytes)
+    // One piece at a time: a long `+` chain of arrays is slow to type-check (and too slow for some compilers).
+    var bytes: [UInt8] = Array("RIFF".utf8)
+    bytes.append(contentsOf: le32(36 + dataBytes))
+    bytes.append(contentsOf: Array("WAVEfmt ".utf8))
+    for field in [le32(16), le16(1), le16(channels), le32(rate), le32(rate * channels * 2), le16(channels * 2), le16(16)] {
+        bytes.append(contentsOf: field)
+    }
+    bytes.append(contentsOf: Array("data".utf8))
+    bytes.append(contentsOf: le32(dataBytes))
     for sample in samples { bytes += withUnsafeBytes(of: sample.littleEndian, Array.init) }
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }

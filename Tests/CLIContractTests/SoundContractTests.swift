@@ -20,8 +20,12 @@ import Testing
     /// A 16-bit mono WAV whose first sample is already loud (its onset is exact).
     func tap(_ name: String, claimedBytes: Int? = nil) throws -> String {
         func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
-        var bytes: [UInt8] = Array("RIFF".utf8) + le32(36 + 960) + Array("WAVEfmt ".utf8) + le32(16) + [1, 0, 1, 0] + le32(48_000) + le32(96_000) + [2, 0, 16, 0]
-        bytes += Array("data".utf8) + le32(claimedBytes ?? 960)
+        // One piece at a time: a long `+` chain of arrays is slow to type-check (and too slow for some compilers).
+        var bytes: [UInt8] = Array("RIFF".utf8)
+        for field in [le32(36 + 960), Array("WAVEfmt ".utf8), le32(16), [1, 0, 1, 0], le32(48_000), le32(96_000), [2, 0, 16, 0], Array("data".utf8)] {
+            bytes.append(contentsOf: field)
+        }
+        bytes.append(contentsOf: le32(claimedBytes ?? 960))
         for _ in 0..<480 { bytes += [0x00, 0x60] }
         let path = scratch.file(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
