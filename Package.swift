@@ -61,7 +61,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0")
     ],
@@ -72,6 +72,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Audio", dependencies: ["HardwareAccess", "CSndFile"], swiftSettings: strict),
         .target(name: "LinuxAudio", dependencies: ["Audio", "HardwareAccess", "CALSA"], swiftSettings: strict),
         .target(
@@ -145,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
+                "HapticsService", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")

@@ -12,12 +12,13 @@ struct HapticCommand: ParsableCommand {
         abstract: "Haptic feedback on a TI DRV2605/DRV2605L over Linux I2C (or on a simulated chip).",
         discussion: """
             Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
-            Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data, 69 device unavailable, 77 permission,
+            Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data (a corrupt sound too), 66 a sound file missing,
+            69 device unavailable (chip or audio device), 73 a recording cannot be written, 77 permission,
             75 feedback not played (rate limit, coalesced), 78 feedback not played (haptics off in the policy).
             """,
         version: SwiftHaptics.version,
         subcommands: [
-            Demo.self, Play.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
+            Demo.self, Play.self, StopCommand.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
             Calibrate.self, Diagnose.self, Status.self, Boards.self,
             PatternCommand.self, Render.self, SequenceCommand.self, Profile.self, StudioCommand.self
         ],

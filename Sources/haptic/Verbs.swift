@@ -194,6 +194,8 @@ struct Play: ParsableCommand {
                 outcome = session.engine.play(value)
             }
             let trigger = session.engine.statistics.lastTrigger
+            // A feedback that was not played is not heard either.
+            if case .dropped = outcome { feedbackSounds?.engine.stopAll() }
             let audioReport = try finishSounds(feedbackSounds?.engine)
             session.finish()
             let stats = session.engine.statistics
@@ -272,6 +274,36 @@ struct Demo: ParsableCommand {
             if let first = notPlayed.first {
                 let code = CLIError(notPlayed: first.name, first.reason).exitCode
                 throw CLIError("\(notPlayed.count) of \(results.count) feedbacks were not played (the first, \(first.name): \(first.reason))", exitCode: code)
+            }
+        }
+    }
+}
+
+/// `haptic stop`: the actuator stopped and the chip in standby, whatever it was last told — for
+/// when the program that drove it is gone (hapticd's unit runs it after the daemon, killed or not).
+struct StopCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stop",
+        abstract: "Stop the actuator and put the chip in standby, whatever it was doing; read back, exit 1 if it still drives.",
+        discussion: "Opens the chip itself (never through hapticd): run it when nothing else drives the chip, as hapticd's unit does after the daemon stops.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try CLIError.reporting {
+            // Opening starts the chip afresh (a DRV2605 is reset), which stops any drive; then the
+            // explicit stop and standby, and the read-back that says whether it worked.
+            let session = try DeviceSession(global, drives: false)
+            session.engine.stop()
+            session.finish()
+            let final = try session.finalState()
+            if global.json {
+                session.printJSON(["final": final])
+            } else {
+                session.announce()
+                print(DeviceSession.describe(final: final))
+            }
+            guard final["driving"] as? Bool == false, final["standby"] as? Bool == true else {
+                throw CLIError("the chip still drives after the stop: \(DeviceSession.describe(final: final)); cut its power (EN or supply)", exitCode: CLIError.runtime)
             }
         }
     }

@@ -23,7 +23,12 @@ struct Hapticd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hapticd",
         abstract: "The system haptics service: shares the board's actuator among programs over a Unix socket.",
-        discussion: "Stops the actuator and exits 0 on SIGTERM or SIGINT. Clients: haptic <verb> --socket PATH, or the protocol in docs/service-protocol.md.",
+        discussion: """
+            Stops the actuator and exits 0 on SIGTERM or SIGINT. Under systemd (Scripts/hapticd.service): Type=notify, \
+            a watchdog fed while the engine answers, log lines with journal priorities; the unit runs `haptic stop` \
+            after the daemon, so a daemon that was killed leaves no motor running. Clients: haptic <verb> --socket PATH, \
+            or the protocol in docs/service-protocol.md.
+            """,
         version: SwiftHaptics.version)
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
@@ -45,10 +50,13 @@ struct Hapticd: AsyncParsableCommand {
         // Signals are taken by the service group through libdispatch, which needs them blocked in
         // every thread: block them before the engine's and the server's threads exist.
         ExitGuard.blockTerminationSignals()
+        // Priorities the journal understands when systemd runs it; plain lines otherwise.
+        LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
         var logger = Logger(label: "hapticd")
         logger.logLevel = verbose ? .debug : .info
         let server: HapticServer
         var bridge: ForceFeedbackBridge?
+        var watchdog: Thread?
         do {
             let file = try BoardFile.named(board, orSingleOn: bus)
             let hardware: any HardwareProvider =
@@ -84,6 +92,13 @@ struct Hapticd: AsyncParsableCommand {
             }
             try server.start(socketPath: socket)
             bridge?.start()
+            SystemdNotifier.ready(status: "serving \(device) at \(socket)")
+            // The watchdog is fed while the engine answers (its lock is free within the interval).
+            let engine = opened.engine
+            watchdog = SystemdNotifier.startWatchdog {
+                _ = engine.powerState
+                return true
+            }
         } catch {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
             throw ExitCode(78)
@@ -94,6 +109,8 @@ struct Hapticd: AsyncParsableCommand {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+        SystemdNotifier.stopping()
+        watchdog?.cancel()
         bridge?.stop()
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))

@@ -206,6 +206,50 @@ else
     echo "HIL-FORCE-FEEDBACK: force feedback skipped: no fftest, hapticd or uinput in this image"
 fi
 
+step "a daemon killed mid-pattern (HIL-DAEMON-KILLED)"
+# hapticd plays a long continuous pattern as a real-time stream (MODE 05, RTP not 0) and is killed
+# with SIGKILL: nothing of it runs to stop the chip, which keeps driving. Then what the unit does
+# after the daemon (ExecStopPost: haptic stop), and a daemon started on a chip left driving.
+P=/sys/module/i2c_drv2605_sim/parameters
+field() { cut -d' ' -f"$1" $P/registers; }   # 2: MODE (0x01), 3: RTP (0x02)
+driving_pattern() {
+    hapticd --bus "$BUS" --socket /tmp/killed.sock > /tmp/killed.log 2>&1 &
+    daemon=$!
+    for _ in $(seq 100); do [ -S /tmp/killed.sock ] && break; sleep 0.1; done
+    haptic pattern /tmp/long.ahap --socket /tmp/killed.sock > /dev/null 2>&1 &
+    client=$!
+    for _ in $(seq 200); do [ "$(field 2)" = 05 ] && [ "$(field 3)" != 00 ] && break; sleep 0.02; done
+    kill -KILL $daemon
+    wait $daemon 2>/dev/null
+    wait $client 2>/dev/null
+    rm -f /tmp/killed.sock
+}
+echo '{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 20,
+  "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}' > /tmp/long.ahap
+if [ -x /opt/haptics/hapticd ]; then
+    driving_pattern
+    left_mode=$(field 2) left_rtp=$(field 3)
+    [ "$left_mode" = 05 ] && [ "$left_rtp" != 00 ] || fail "daemon killed: the chip was not driving in real time when it was killed (MODE $left_mode, RTP $left_rtp)"
+    haptic stop --bus "$BUS" > /tmp/stop.log 2>&1 || { cat /tmp/stop.log; fail "haptic stop after the daemon was killed"; }
+    stopped_mode=$(field 2) stopped_rtp=$(field 3)
+    driving_pattern
+    again_mode=$(field 2)
+    hapticd --bus "$BUS" --socket /tmp/killed.sock > /tmp/restart.log 2>&1 &
+    daemon=$!
+    for _ in $(seq 100); do [ -S /tmp/killed.sock ] && break; sleep 0.1; done
+    restarted_mode=$(field 2) restarted_rtp=$(field 3)
+    kill -TERM $daemon
+    wait $daemon
+    if [ "$stopped_mode" = 40 ] && [ "$stopped_rtp" = 00 ] && [ "$restarted_mode" = 40 ] && [ "$restarted_rtp" = 00 ]; then
+        echo "HIL-DAEMON-KILLED: hapticd killed (SIGKILL) mid-pattern left the chip driving (MODE $left_mode, RTP $left_rtp); haptic stop, as the unit runs it after the daemon: MODE $stopped_mode, RTP $stopped_rtp, standby; a daemon started on a chip left driving (MODE $again_mode): MODE $restarted_mode, RTP $restarted_rtp, standby"
+    else
+        cat /tmp/stop.log /tmp/restart.log
+        fail "daemon killed: after haptic stop MODE $stopped_mode RTP $stopped_rtp; after a restart MODE $restarted_mode RTP $restarted_rtp (expected 40 and 00)"
+    fi
+else
+    fail "daemon killed: no hapticd in this image"
+fi
+
 step "drv260x, the kernel's own driver"
 P=/sys/module/i2c_drv2605_sim/parameters
 if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What hapticd promises systemd (`Scripts/hapticd.service`: Type=notify, WatchdogSec,
+/// ExecStopPost=haptic stop): READY once it serves, WATCHDOG pings at half the interval systemd
+/// gives, STOPPING on SIGTERM, log lines with journal priorities. systemd is played by the test: a
+/// datagram socket named by `$NOTIFY_SOCKET`, `$WATCHDOG_USEC`, `$JOURNAL_STREAM`.
+@Suite(.serialized) struct SystemdContractTests {
+    let haptic: Program
+    let hapticd: Program
+    let scratch: ScratchFolder
+    let environment: [String: String]
+
+    init() throws {
+        haptic = try Program("haptic")
+        hapticd = try Program("hapticd")
+        scratch = try ScratchFolder()
+        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+    }
+
+    /// The service manager's end of `$NOTIFY_SOCKET`: every datagram received, in order.
+    final class NotifySocket {
+        let path: String
+        let descriptor: Int32
+
+        init(path: String) throws {
+            self.path = path
+            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard descriptor >= 0, bound == 0 else { throw ProgramError("cannot bind \(path): errno \(errno)") }
+            var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        /// Datagrams until `done` holds over what arrived, or `seconds` pass.
+        func receive(for seconds: Double, until done: ([String]) -> Bool) -> [String] {
+            var messages: [String] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline, !done(messages) {
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                if count > 0 { messages.append(String(decoding: buffer[0..<count], as: UTF8.self)) }
+            }
+            return messages
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    @Test func readyThenWatchdogPingsThenStopping() throws {
+        let notify = try NotifySocket(path: scratch.file("notify.sock"))
+        let socket = scratch.file("hapticd.sock")
+        var systemd = environment
+        systemd["NOTIFY_SOCKET"] = notify.path
+        systemd["WATCHDOG_USEC"] = "400000"
+        systemd["JOURNAL_STREAM"] = "8:12345"
+        let daemon = try hapticd.start(["--simulate", "--socket", socket], environment: systemd)
+        let early = notify.receive(for: 20) { messages in messages.filter { $0.contains("WATCHDOG=1") }.count >= 3 }
+        #expect(early.first?.hasPrefix("READY=1") == true, "\(early)")
+        #expect(early.first?.contains("STATUS=serving") == true, "\(early)")
+        #expect(FileManager.default.fileExists(atPath: socket), "READY before the socket listened")
+        // Three pings at half of 0.4 s: well within 20 s, however slowly this machine runs.
+        #expect(early.filter { $0 == "WATCHDOG=1" }.count >= 3, "\(early)")
+        let status = try haptic.run(["status", "--socket", socket], environment: environment)
+        #expect(status.status == 0)
+        daemon.signal(SIGTERM)
+        let run = try daemon.wait(deadline: .seconds(10))
+        let late = notify.receive(for: 2) { $0.contains("STOPPING=1") }
+        #expect(late.contains("STOPPING=1"), "\(late)")
+        #expect(run.status == 0)
+        // Journal priorities: info lines <6>, and nothing unprefixed from the logger.
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("<6>hapticd: listening") || $0.hasPrefix("<6>") }, "\(run.stderr)")
+        #expect(!lines.contains { $0.contains(" info hapticd") }, "\(run.stderr)")
+    }
+
+    @Test func withoutSystemdNothingIsSentAndLinesArePlain() throws {
+        let socket = scratch.file("plain.sock")
+        let daemon = try hapticd.start(["--simulate", "--socket", socket], environment: environment)
+        try daemon.waitUntil("the socket \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        daemon.signal(SIGTERM)
+        let run = try daemon.wait(deadline: .seconds(10))
+        #expect(run.status == 0)
+        #expect(!run.stderr.split(separator: "\n").contains { $0.hasPrefix("<") }, "\(run.stderr)")
+    }
+
+    /// `haptic stop`: the chip stopped and in standby, read back; what the unit runs after hapticd.
+    @Test func stopLeavesTheChipInStandby() throws {
+        let run = try haptic.run(["stop", "--simulate", "--virtual-time", "--trace", "--json"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        #expect(writes.last?.hasSuffix("[01 40]") == true, "\(run.stdout)")
+    }
+}
