@@ -56,7 +56,7 @@ struct Hapticd: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .info
         let server: HapticServer
         var bridge: ForceFeedbackBridge?
-        var watchdog: Thread?
+        var status = ""
         do {
             let file = try BoardFile.named(board, orSingleOn: bus)
             let hardware: any HardwareProvider =
@@ -92,25 +92,21 @@ struct Hapticd: AsyncParsableCommand {
             }
             try server.start(socketPath: socket)
             bridge?.start()
-            SystemdNotifier.ready(status: "serving \(device) at \(socket)")
-            // The watchdog is fed while the engine answers (its lock is free within the interval).
-            let engine = opened.engine
-            watchdog = SystemdNotifier.startWatchdog {
-                _ = engine.powerState
-                return true
-            }
+            status = "serving \(device) at \(socket)"
         } catch {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
             throw ExitCode(78)
         }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: DaemonService(server: server), successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: [
+                    .init(
+                        service: DaemonService(server: server, status: status, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup)
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
         SystemdNotifier.stopping()
-        watchdog?.cancel()
         bridge?.stop()
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))
@@ -119,11 +115,25 @@ struct Hapticd: AsyncParsableCommand {
 }
 
 /// The server as a service of the group: it runs until the group shuts down gracefully.
+///
+/// Ready is said here, once the group handles SIGTERM and SIGINT: systemd may stop a service as soon
+/// as it is ready, and a signal that came earlier would end the process without stopping the chip.
 struct DaemonService: Service {
     let server: HapticServer
+    let status: String
+    let logger: Logger
 
     func run() async throws {
+        SystemdNotifier.ready(status: status)
+        logger.info("hapticd: ready (\(status))")
+        // The watchdog is fed while the engine answers (its lock is free within the interval).
+        let engine = server.engine
+        let watchdog = SystemdNotifier.startWatchdog {
+            _ = engine.powerState
+            return true
+        }
         try? await gracefulShutdown()
+        watchdog?.cancel()
         server.stop()
     }
 }
