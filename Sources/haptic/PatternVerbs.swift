@@ -275,3 +275,53 @@ enum PatternPlot {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }
+
+/// `haptic convert`: a sound into a haptic pattern (AHAP), as designers' tools do.
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Turn a sound (WAV, FLAC, Ogg, MP3) into an AHAP pattern: transients at its onsets, a continuous event following its loudness and brightness.")
+    @Argument(help: "The sound file.") var input: String
+    @Option(name: .shortAndLong, help: "The pattern to write (.ahap).") var output: String
+    @Option(help: "0-1: higher finds quieter onsets.") var sensitivity: Double = 0.5
+    @Option(help: "Onsets closer than this many seconds are one.") var minimumGap: Double = 0.05
+    @Option(help: "Control points a second in the intensity and sharpness curves (1-200).") var pointsPerSecond: Double = 20
+    @Flag(help: "Print a JSON summary.") var json = false
+
+    func run() throws {
+        try CLIError.reporting {
+            guard output.lowercased().hasSuffix(".ahap") else {
+                throw CLIError("-o must name an .ahap file (Meta's .haptic is not written yet)", exitCode: CLIError.usage)
+            }
+            guard (0...1).contains(sensitivity), minimumGap.isFinite, minimumGap >= 0, (1...200).contains(pointsPerSecond) else {
+                throw CLIError("--sensitivity must be 0-1, --minimum-gap 0 or more, --points-per-second 1-200", exitCode: CLIError.usage)
+            }
+            let sound = try Sound.decode(path: input)
+            var options = AudioToHaptics.Options()
+            options.sensitivity = sensitivity
+            options.minimumGap = minimumGap
+            options.pointsPerSecond = pointsPerSecond
+            let pattern = AudioToHaptics(options: options).pattern(from: sound)
+            let text = try AHAPWriter.write(pattern)
+            // Written beside and renamed into place: a failed run never leaves half a file.
+            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                throw CLIError("cannot write \(output): \(error.localizedDescription)", exitCode: CLIError.cannotCreate)
+            }
+            let transients = pattern.events.filter { $0.type == .hapticTransient }
+            let continuous = pattern.events.filter { $0.type == .hapticContinuous }.count
+            if json {
+                let data = try JSONSerialization.data(
+                    withJSONObject: [
+                        "input": input, "output": output, "seconds": sound.duration, "transients": transients.map(\.time),
+                        "continuousEvents": continuous, "curves": pattern.curves.count
+                    ], options: [.prettyPrinted, .sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print(
+                    String(
+                        format: "%@ (%.2f s): %d transient(s), %d continuous event(s), %d curves -> %@", (input as NSString).lastPathComponent,
+                        sound.duration, transients.count, continuous, pattern.curves.count, output))
+            }
+        }
+    }
+}
