@@ -105,9 +105,10 @@ step "sound with haptics (HIL-AV-SYNC)"
 # (drive_onsets): both on CLOCK_MONOTONIC. Each sound is paired with the nearest GO (within
 # 100 ms); the first pair is not counted (the emulator translates that code path on first use).
 # snd-aloop runs on jiffies: all sounds of a run arrive early by the same 0-4 ms, so the gate is
-# on the median offset (5 ms) and the spread around it (20 ms: this emulated VM shares two cores
-# with the arm64 chain); a misplaced audio timeline lands 100 ms and more away. One retry when
-# the first run misses the gate; both are printed.
+# on the median offset (8 ms: that quantum and 4 ms, where a real card would be held to 5 ms) and
+# the spread around it (20 ms: this emulated VM shares two cores with the arm64 chain, whose qemu
+# work delays the GO writes); a misplaced audio timeline lands 100 ms and more away. One retry
+# when the first run misses the gate; both are printed.
 AV_NOTES="sound /opt/haptics/sounds/tap.wav, impact-heavy"
 for n in 1 2 3 4 5 6 7 8 9 10 11 12; do AV_NOTES="$AV_NOTES, wait 0.4, sound /opt/haptics/sounds/tap.wav, impact-heavy"; done
 av_sync() {
@@ -142,7 +143,7 @@ av_sync() {
                 a = off[i] - median; if (a < 0) a = -a; if (a > spread) spread = a
             }
             printf "%d pairs (of %d sounds, %d GO writes), offset median %.2f ms, p99 %.2f ms, spread %.2f ms\n", n, ns - 1, ng, median, p99, spread
-            exit !(n >= 9 && median <= 5 && median >= -5 && spread <= 20)
+            exit !(n >= 9 && median <= 8 && median >= -8 && spread <= 20)
         }'
 }
 if [ ! -x /opt/haptics/av-capture ]; then
