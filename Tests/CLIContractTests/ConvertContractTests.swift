@@ -38,7 +38,8 @@ import Testing
 
     @Test func clicksBecomeTransientsAndThePatternPlays() throws {
         let output = scratch.file("clicks.ahap")
-        let run = try haptic.run(["convert", try writeSound(), "-o", output, "--json"], environment: environment)
+        // A debug build under qemu-user (CI's arm64 suite) takes far longer than the default minute.
+        let run = try haptic.run(["convert", try writeSound(), "-o", output, "--json"], environment: environment, deadline: .seconds(600))
         #expect(run.status == 0, "\(run.stderr)")
         let transients = run.json?["transients"] as? [Double] ?? []
         for click in clicks {
@@ -54,7 +55,7 @@ import Testing
     @Test func aMissingSoundOrAnotherFormatIsRefused() throws {
         let missing = try haptic.run(["convert", scratch.file("none.wav"), "-o", scratch.file("x.ahap")], environment: environment)
         #expect(missing.status == 66, "\(missing.stderr)")
-        let format = try haptic.run(["convert", try writeSound(), "-o", scratch.file("x.haptic")], environment: environment)
+        let format = try haptic.run(["convert", try writeSound(), "-o", scratch.file("x.haptic")], environment: environment, deadline: .seconds(600))
         #expect(format.status == 64, "\(format.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("x.ahap")))
     }
