@@ -20,9 +20,19 @@ import Testing
     /// A 16-bit mono WAV at 44.1 kHz (resampled on the way in): a 220 Hz swell and the clicks.
     func writeSound() throws -> String {
         let rate = 44_100.0
-        var samples = (0..<Int(3 * rate)).map { index in 0.25 * Double(index) / (3 * rate) * sin(2 * .pi * 220 * Double(index) / rate) }
+        // Typed one step at a time: Debian's Swift 6.2 gives up on such expressions written whole.
+        var samples: [Double] = []
+        for index in 0..<Int(3 * rate) {
+            let time: Double = Double(index) / rate
+            let level: Double = 0.25 * time / 3
+            samples.append(level * sin(2 * Double.pi * 220 * time))
+        }
         for click in clicks {
-            for offset in 0..<80 { samples[Int(click * rate) + offset] += 0.9 * exp(-Double(offset) / 25) * (offset % 2 == 0 ? 1 : -1) }
+            for offset in 0..<80 {
+                let sign: Double = offset % 2 == 0 ? 1 : -1
+                let decay: Double = exp(-Double(offset) / 25)
+                samples[Int(click * rate) + offset] += 0.9 * decay * sign
+            }
         }
         func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
         var bytes: [UInt8] = Array("RIFF".utf8)

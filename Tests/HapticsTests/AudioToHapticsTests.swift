@@ -15,13 +15,20 @@ struct AudioToHapticsTests {
     /// at each of `impulses`.
     static func swellWithClicks() -> Sound {
         let rate = 48_000.0
-        var mono = (0..<144_000).map { index -> Float in
-            let time = Double(index) / rate
-            return Float(0.3 * time / 3 * sin(2 * .pi * 110 * time))
+        // Typed one step at a time: Debian's Swift 6.2 gives up on such expressions written whole.
+        var mono: [Float] = []
+        for index in 0..<144_000 {
+            let time: Double = Double(index) / rate
+            let level: Double = 0.3 * time / 3
+            mono.append(Float(level * sin(2 * Double.pi * 110 * time)))
         }
         for time in impulses {
             let start = Int(time * rate)
-            for offset in 0..<96 { mono[start + offset] += Float(0.9 * exp(-Double(offset) / 30) * (offset % 2 == 0 ? 1 : -1)) }
+            for offset in 0..<96 {
+                let sign: Double = offset % 2 == 0 ? 1 : -1
+                let decay: Double = exp(-Double(offset) / 30)
+                mono[start + offset] += Float(0.9 * decay * sign)
+            }
         }
         return Sound(name: "swell", mono: mono)
     }
@@ -50,8 +57,12 @@ struct AudioToHapticsTests {
         #expect(AudioToHaptics().pattern(from: Sound(name: "silence", mono: [Float](repeating: 0, count: 48_000))).events.isEmpty)
         var quiet = Self.swellWithClicks()
         // A quieter sixth click at 1.2 s: found only by a more sensitive converter.
-        for offset in 0..<96 { quiet.samples[2 * (57_600 + offset)] += Float(0.12 * exp(-Double(offset) / 30)) }
-        for offset in 0..<96 { quiet.samples[2 * (57_600 + offset) + 1] += Float(0.12 * exp(-Double(offset) / 30)) }
+        for offset in 0..<96 {
+            let decay: Double = exp(-Double(offset) / 30)
+            let click = Float(0.12 * decay)
+            quiet.samples[2 * (57_600 + offset)] += click
+            quiet.samples[2 * (57_600 + offset) + 1] += click
+        }
         var strict = AudioToHaptics.Options()
         strict.sensitivity = 0
         var keen = AudioToHaptics.Options()
