@@ -20,6 +20,7 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A recording (`wav:PATH`) could not be written.
     case recordingUnwritable(path: String, reason: String)
 
+    /// What went wrong and what to do, in one line.
     public var description: String {
         switch self {
         case let .soundNotFound(name):

@@ -8,18 +8,22 @@
 public struct AudioMixer: Sendable {
     /// One placed sound.
     public struct Voice: Sendable, Equatable {
+        /// The handle `add` returned.
         public var id: Int
+        /// What it plays.
         public var sound: Sound
         /// The timeline frame its first frame lands on.
         public var startFrame: Int64
         /// Left and right gains (volume and pan).
         public var leftGain: Float
+        /// The right channel's gain.
         public var rightGain: Float
         /// Repeats the sound until `endFrame`.
         public var loops: Bool
         /// Where it ends, if earlier than its sound (a stop, a duration, or a loop's end); the last
         /// `fadeFrames` before it fade out, so a stop does not click.
         public var endFrame: Int64?
+        /// How many frames before `endFrame` fade out (0: no fade).
         public var fadeFrames: Int64
 
         /// The frame after its last.
@@ -29,6 +33,7 @@ public struct AudioMixer: Sendable {
         }
     }
 
+    /// The voices still to be heard, in the order they were added.
     public private(set) var voices: [Voice] = []
     private var nextID = 1
     /// Samples that went past full scale and were clipped, since the start.
@@ -36,6 +41,7 @@ public struct AudioMixer: Sendable {
     /// Fade length for stops: 5 ms at 48 kHz.
     public var fadeFrames: Int64 = 240
 
+    /// A mixer with nothing placed.
     public init() {}
 
     /// Left and right gains for `volume` (0...1) and a balance `pan` (-1 left ... +1 right).

@@ -7,11 +7,14 @@ import Foundation
 /// Downsampling lowers the filter's cutoff to the new Nyquist frequency (less 5 %), so what the
 /// new rate cannot hold is removed rather than folded back as an alias tone.
 public struct Resampler: Sendable {
+    /// The rate of what goes in, in Hz.
     public let inputRate: Int
+    /// The rate of what comes out, in Hz.
     public let outputRate: Int
     /// Zero crossings of the sinc on each side of a sample.
     public let zeroCrossings = 16
 
+    /// A converter from `inputRate` to `outputRate` (Hz).
     public init(from inputRate: Int, to outputRate: Int) {
         self.inputRate = max(1, inputRate)
         self.outputRate = max(1, outputRate)

@@ -40,6 +40,7 @@ public struct Sound: Sendable, Equatable, CustomStringConvertible {
     public func onsetFrame(threshold: Float = 0.01) -> Int? {
         samples.firstIndex { abs($0) >= threshold }.map { $0 / 2 }
     }
+    /// Its name and length, for messages.
     public var description: String { String(format: "sound %@ (%.3f s)", name, duration) }
 
     /// Decodes a file through libsndfile (WAV, FLAC, Ogg/Vorbis, and MP3 where the installed

@@ -17,35 +17,43 @@ import HardwareAccess
 ///
 /// Nothing here writes to the chip: a slow or failing audio device never delays a haptic.
 public final class SoundEngine: Sendable {
+    /// How the audio thread runs.
     public struct Options: Sendable {
         /// Added to the output's latency and period: how late the audio thread may wake.
         public var margin: Duration = .milliseconds(5)
         /// Run first on the audio thread (real-time scheduling, for one).
         public var threadSetup: (@Sendable () -> Void)?
+        /// The defaults above.
         public init() {}
     }
 
     /// What the audio path did: its compensation and every way it fell short.
     public struct Report: Sendable, Equatable {
+        /// The output, as `AudioOutput.name` names it.
         public var device: String
         /// The device's buffer.
         public var latencySeconds: Double
+        /// The device's period.
         public var periodSeconds: Double
         /// How far ahead of their instants sounds are written (and haptics beside them delayed).
         public var compensationSeconds: Double
         /// The instant of frame 0, in seconds of the clock.
         public var originSeconds: Double
+        /// Times the device ran out of frames.
         public var underruns: Int
         /// Sounds placed less than `compensationSeconds` ahead: they started late.
         public var lateStarts: Int
         /// Frames skipped after underruns to keep later sounds on time.
         public var framesSkipped: Int64
+        /// Samples clipped at full scale.
         public var clippedSamples: Int
         /// The device's failure, if it failed while playing (sounds after it were not heard).
         public var failure: String?
     }
 
+    /// Where the frames go.
     public let output: any AudioOutput
+    /// The clock sounds are placed on: the haptics' clock.
     public let clock: any HapticClock
     /// The instant frame 0 is heard.
     public let origin: ClockInstant
@@ -122,6 +130,11 @@ public final class SoundEngine: Sendable {
         }
     }
 
+    /// Stops the sounds `ids` now (a player's, on cancel, pause or seek), fading over 5 ms.
+    public func stop(_ ids: [Int]) {
+        for id in ids { stop(id) }
+    }
+
     /// Stops every sound now, fading over 5 ms.
     public func stopAll() {
         state.withLock { state in
@@ -141,6 +154,7 @@ public final class SoundEngine: Sendable {
         state.withLock { $0.ends.values.filter { $0 != .max }.max() }.map { instant(of: $0) }
     }
 
+    /// What the audio path did so far.
     public var report: Report {
         state.withLock { state in
             Report(

@@ -19,10 +19,13 @@ public struct SoundTheme: Sendable {
         case disabled
     }
 
+    /// The theme looked up first (`freedesktop` is always looked up last).
     public var name: String
+    /// The output profile (`stereo`, `5.1`...) whose directories come first.
     public var outputProfile: String
     /// Locale names to try, most specific first ("de_DE", "de").
     public var locales: [String]
+    /// Where themes are looked for, in order.
     public var baseDirectories: [String]
     /// Extensions the spec names, in its order.
     static let extensions = ["disabled", "oga", "ogg", "wav"]

@@ -10,6 +10,7 @@ import Foundation
 /// the level, and the event's attack and release (as the haptic envelope reads them) ramp it in
 /// and out, never shorter than 5 ms so that a tone does not click.
 public struct ToneSynthesizer: Sendable {
+    /// A synthesizer (it keeps no state).
     public init() {}
 
     /// A tone of `duration` seconds.

@@ -10,11 +10,15 @@ import HardwareAccess
 /// recording and a trace can be compared sample for sample. The file is written beside its path
 /// and renamed into place when closed: a run that fails leaves no half-written recording.
 public final class WAVFileOutput: AudioOutput, @unchecked Sendable {
+    /// The recording's path.
     public let path: String
+    /// `wav:PATH`, as the command line names it.
     public var name: String { "wav:" + path }
+    /// The instant of sample 0.
     public let origin: ClockInstant
     /// A file takes frames as fast as they come; the engine renders a period at a time.
     public let latency: Duration = .zero
+    /// How much the engine renders at a time.
     public let period: Duration = .milliseconds(10)
     private let partialPath: String
     private let file: Locked<OpaquePointer?>
@@ -34,10 +38,14 @@ public final class WAVFileOutput: AudioOutput, @unchecked Sendable {
         file = Locked(handle)
     }
 
+    /// The stream starts at `origin`.
     public func start(clock: any HapticClock) throws(AudioError) -> ClockInstant { origin }
+    /// A file takes whatever the timeline has.
     public func writableFrames() throws(AudioError) -> Int? { nil }
+    /// A file never runs dry: nothing to recover.
     public func recover() throws(AudioError) {}
 
+    /// Appends frames to the recording.
     public func write(_ samples: [Int16]) throws(AudioError) {
         let frames = Int64(samples.count / 2)
         let written = file.withLock { handle -> Int64 in

@@ -351,11 +351,8 @@ public final class HapticServer: Sendable {
             return answer(engine.play(plan: plan, label: label), client: client)
         case let .feedback(feedback, _):
             // A full profile hears the feedback's sound: placed ahead, the haptic played with it.
-            if let sounds = options.sounds, arbiter.withLock({ $0.effectiveProfile(for: client.app) }) == .full,
-                let at = sounds.placeAhead(feedback)
-            {
-                engine.prepare(feedback)
-                engine.clock.sleep(until: at)
+            if let sounds = options.sounds, arbiter.withLock({ $0.effectiveProfile(for: client.app) }) == .full {
+                sounds.waitForSound(of: feedback, preparing: engine)
             }
             return answer(engine.play(feedback), client: client)
         case let .pattern(rendered, _):

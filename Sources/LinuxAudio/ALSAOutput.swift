@@ -12,8 +12,11 @@ import HardwareAccess
 /// buffer, is the instant the engine's first frame is heard. Underruns are reported to the engine
 /// (which counts them and skips the frames that could not be heard) and recovered.
 public final class ALSAOutput: AudioOutput, @unchecked Sendable {
+    /// The ALSA PCM name.
     public let name: String
+    /// The device's buffer, as ALSA granted it.
     public let latency: Duration
+    /// The device's period, as ALSA granted it.
     public let period: Duration
     private let pcm: OpaquePointer
     private let bufferFrames: Int
@@ -92,6 +95,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         return started.advanced(byNanoseconds: Int64(written) * 1_000_000_000 / Int64(Sound.sampleRate))
     }
 
+    /// The frames ALSA takes now (`snd_pcm_avail_update`); throws `.underrun` after an xrun.
     public func writableFrames() throws(AudioError) -> Int? {
         lock.lock()
         defer { lock.unlock() }
@@ -101,6 +105,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         return min(Int(available), bufferFrames)
     }
 
+    /// Writes frames, waiting at most 20 ms for room.
     public func write(_ samples: [Int16]) throws(AudioError) {
         lock.lock()
         defer { lock.unlock() }
@@ -123,6 +128,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
+    /// Prepares the device again after an underrun (`snd_pcm_prepare`).
     public func recover() throws(AudioError) {
         lock.lock()
         defer { lock.unlock() }

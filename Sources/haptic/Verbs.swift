@@ -175,10 +175,7 @@ struct Play: ParsableCommand {
                 session.clock.sleep(for: .milliseconds(50))
             }
             // The sound placed ahead, the haptic triggered when the sound is heard.
-            if let feedbackSounds, let at = feedbackSounds.placeAhead(value) {
-                session.engine.prepare(value)
-                session.clock.sleep(until: at)
-            }
+            feedbackSounds?.waitForSound(of: value, preparing: session.engine)
             let start = session.clock.now
             if !global.json { print("\(value.kind.name): \(value.kind.meaning)") }
             var skew: Duration?

@@ -26,11 +26,14 @@ extension FeedbackKind {
 /// Shared by feedback generators, `haptic play --sound` and hapticd (which turns it on or off
 /// with the profile: full plays sounds, quiet and silent do not).
 public final class FeedbackSounds: Sendable {
+    /// Where the sounds play.
     public let engine: SoundEngine
+    /// Where feedback sounds are looked up.
     public let theme: SoundTheme
     private let cache = Locked<[String: Sound?]>([:])
     private let enabled: Locked<Bool>
 
+    /// Themed sounds on `engine` from `theme`, on or off.
     public init(engine: SoundEngine, theme: SoundTheme = SoundTheme(), isOn: Bool = true) {
         self.engine = engine
         self.theme = theme
@@ -51,6 +54,15 @@ public final class FeedbackSounds: Sendable {
         let sound = (try? theme.load(name)) ?? nil
         cache.withLock { $0[name] = sound }
         return sound
+    }
+
+    /// Places `feedback`'s sound, prepares `engine` for the feedback and waits until the sound is
+    /// heard, so that the `play` that follows is felt with it; returns at once when no sound plays.
+    /// For callers that trigger the haptic themselves (a command, the service's request thread).
+    public func waitForSound(of feedback: Feedback, preparing engine: HapticEngine) {
+        guard let at = placeAhead(feedback) else { return }
+        engine.prepare(feedback)
+        engine.clock.sleep(until: at)
     }
 
     /// Places `feedback`'s sound and returns the instant at which its haptic must be triggered

@@ -21,6 +21,7 @@ import Foundation
 ///   sharpness curve the centroid on the same scale, `pointsPerSecond` points a second, in curves of
 ///   16 points (Core Haptics' limit per curve), events of at most 30 s (its limit per event).
 public struct AudioToHaptics: Sendable {
+    /// What the converter looks for and how finely it draws.
     public struct Options: Sendable, Equatable {
         /// 0...1: higher finds quieter onsets (default 0.5).
         public var sensitivity = 0.5
@@ -28,6 +29,7 @@ public struct AudioToHaptics: Sendable {
         public var minimumGap = 0.05
         /// Control points a second in the intensity and sharpness curves (default 20).
         public var pointsPerSecond = 20.0
+        /// The defaults above.
         public init() {}
     }
 
@@ -41,7 +43,9 @@ public struct AudioToHaptics: Sendable {
         public var centroidHz: Double
     }
 
+    /// The converter's settings.
     public var options: Options
+    /// A converter with `options`.
     public init(options: Options = Options()) { self.options = options }
 
     static let windowSize = 1024

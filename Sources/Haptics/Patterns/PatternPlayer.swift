@@ -89,6 +89,7 @@ public final class PatternPlayer: Sendable {
     public let options: Options
     /// The pattern's audio events, played on `sounds` in step with the haptics.
     public let soundTrack: PatternSoundTrack?
+    /// Where `soundTrack` plays (nil: the audio events are not played).
     public let sounds: SoundEngine?
     private let state = Locked(State())
 
@@ -193,13 +194,11 @@ public final class PatternPlayer: Sendable {
 
     /// Stops the sounds placed for this run (5 ms fades).
     private func stopSounds() {
-        guard let sounds else { return }
-        for id in state.withLock({ state -> [Int] in
+        let placed = state.withLock { state -> [Int] in
             defer { state.soundIDs = [] }
             return state.soundIDs
-        }) {
-            sounds.stop(id)
         }
+        sounds?.stop(placed)
     }
 
     /// Stops the sounds and places those from `offset` on, heard from `instant` (late when that

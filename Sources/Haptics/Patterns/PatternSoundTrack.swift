@@ -16,10 +16,15 @@ import HardwareAccess
 public struct PatternSoundTrack: Sendable, Equatable {
     /// One sound at a time of the pattern.
     public struct Cue: Sendable, Equatable {
+        /// Seconds from the start of the pattern.
         public var time: Double
+        /// The decoded sound (or tone).
         public var sound: Sound
+        /// 0...1.
         public var volume: Double
+        /// -1 (left) ... +1 (right).
         public var pan: Double
+        /// Repeats over `duration`.
         public var loops: Bool
         /// Seconds it plays (nil: the whole sound).
         public var duration: Double?
@@ -27,6 +32,7 @@ public struct PatternSoundTrack: Sendable, Equatable {
         public var end: Double { time + (duration ?? sound.duration) }
     }
 
+    /// The sounds in time order.
     public var cues: [Cue]
 
     /// The audio events of `pattern`, whose file is in `directory`. Throws when a sound file is
@@ -67,6 +73,7 @@ public struct PatternSoundTrack: Sendable, Equatable {
         try self.init(pattern: pattern, directory: (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent)
     }
 
+    /// Whether the pattern has no audio event to play.
     public var isEmpty: Bool { cues.isEmpty }
     /// When the last sound ends, in seconds of the pattern.
     public var end: Double { cues.map(\.end).max() ?? 0 }

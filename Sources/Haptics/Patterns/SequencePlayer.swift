@@ -131,13 +131,11 @@ public final class SequencePlayer: Sendable {
     }
 
     private func stopSounds() {
-        guard let sounds else { return }
-        for id in state.withLock({ state -> [Int] in
+        let placed = state.withLock { state -> [Int] in
             defer { state.soundIDs = [] }
             return state.soundIDs
-        }) {
-            sounds.stop(id)
         }
+        sounds?.stop(placed)
     }
 
     /// A sequence let go of while it plays: its sounds stop too (its pattern players stop the
