@@ -24,10 +24,14 @@ import Testing
         environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
     }
 
-    /// The service manager's end of `$NOTIFY_SOCKET`: every datagram received, in order.
-    final class NotifySocket {
+    /// The service manager's end of `$NOTIFY_SOCKET`: every datagram received, in order. It
+    /// reads all the time, as systemd does: a receiver that stops reading lets the socket's queue
+    /// fill (ten datagrams), and the daemon's next notification then blocks.
+    final class NotifySocket: @unchecked Sendable {
         let path: String
         let descriptor: Int32
+        private let lock = NSLock()
+        private var messages: [String] = []
 
         init(path: String) throws {
             self.path = path
@@ -43,18 +47,28 @@ import Testing
             guard descriptor >= 0, bound == 0 else { throw ProgramError("cannot bind \(path): errno \(errno)") }
             var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            // Held weakly: the socket is closed when the test lets go of it, and the reader ends.
+            let reader = Thread { [weak self] in
+                while let socket = self { socket.readOnce() }
+            }
+            reader.start()
         }
 
-        /// Datagrams until `done` holds over what arrived, or `seconds` pass.
-        func receive(for seconds: Double, until done: ([String]) -> Bool) -> [String] {
-            var messages: [String] = []
-            let deadline = Date().addingTimeInterval(seconds)
+        /// One datagram, or nothing within the 100 ms receive timeout.
+        private func readOnce() {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while Date() < deadline, !done(messages) {
-                let count = recv(descriptor, &buffer, buffer.count, 0)
-                if count > 0 { messages.append(String(decoding: buffer[0..<count], as: UTF8.self)) }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count > 0 {
+                let message = String(decoding: buffer[0..<count], as: UTF8.self)
+                lock.withLock { messages.append(message) }
             }
-            return messages
+        }
+
+        /// What arrived, once `done` holds over it or `seconds` pass.
+        func receive(for seconds: Double, until done: ([String]) -> Bool) -> [String] {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline, !done(lock.withLock({ messages })) { usleep(10_000) }
+            return lock.withLock { messages }
         }
 
         deinit { close(descriptor) }
