@@ -182,24 +182,33 @@ public final class UnixListener: @unchecked Sendable {
 
     /// Binds and listens at `path`, replacing a stale socket file left by a daemon that died
     /// (only when nothing answers there: a second daemon is refused, not silently stolen from).
+    ///
+    /// The socket is bound under a temporary name beside `path`, made to listen, then renamed into
+    /// place: a client that finds the file can connect at once. Bound at `path` itself, the file
+    /// exists from `bind` and refuses connections (`ECONNREFUSED`) until `listen`, a window a
+    /// client polling for the file hit under qemu-user.
     public init(path: String, mode: mode_t = 0o660, backlog: Int32 = 64) throws(ServiceSocketError) {
         self.path = path
-        var address = try socketAddress(path, operation: "listen on")
+        _ = try socketAddress(path, operation: "listen on")
         if let existing = try? UnixConnection.connect(to: path) {
             existing.close()
             throw ServiceSocketError(
                 operation: "listen on", path: path, errno: nil,
                 detail: "another hapticd already answers there; stop it first or pass another --socket")
         }
-        unlink(path)
+        // The temporary name falls back to `path` itself only when the longer name would not fit.
+        let temporary = (try? socketAddress("\(path).\(getpid())", operation: "listen on")) != nil ? "\(path).\(getpid())" : path
+        var address = try socketAddress(temporary, operation: "listen on")
+        unlink(temporary)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ServiceSocketError(operation: "listen on", path: path, errno: errno, detail: "no socket") }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0, chmod(path, mode) == 0, listen(fd, backlog) == 0 else {
+        guard bound == 0, chmod(temporary, mode) == 0, listen(fd, backlog) == 0, rename(temporary, path) == 0 else {
             let error = errno
             Glibc.close(fd)
+            if bound == 0 { unlink(temporary) }
             throw ServiceSocketError(
                 operation: "listen on", path: path, errno: error,
                 detail: "cannot bind (does the folder exist and is it writable?)")
@@ -229,8 +238,9 @@ public final class UnixListener: @unchecked Sendable {
             return !isClosed
         }
         guard first else { return }
-        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+        // The file goes first: while it exists, it accepts.
         unlink(path)
+        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
     deinit {
