@@ -113,15 +113,19 @@ public struct ServiceArbiter: Sendable {
     }
 
     /// Decides on a request of `importance` from `app` on connection `client` that would play for
-    /// `length`, at `now`. On `.play` the request becomes what is playing.
+    /// `length`, at `now`. On `.play` the request becomes what is playing. `profile` is the
+    /// request's own hint (feedbackd's `profile`): it can make the request quieter, never louder.
     public mutating func admit(
         _ importance: Importance, app: String, client: Int, important: Bool = false,
-        length: Duration, now: ClockInstant
+        length: Duration, now: ClockInstant, profile hint: FeedbackProfile? = nil
     ) -> Verdict {
-        let profile = effectiveProfile(for: app)
+        let profile = min(effectiveProfile(for: app), hint ?? .full)
         let overrides = important && allowsImportant && importance >= .call
         if profile < importance.quietestProfile && !overrides {
-            let whose = profile == globalProfile && (appProfiles[app] ?? .full) >= globalProfile ? "the global" : "\(app)'s"
+            let whose =
+                hint.map { $0 == profile } == true && profile < effectiveProfile(for: app)
+                ? "the request's profile hint"
+                : profile == globalProfile && (appProfiles[app] ?? .full) >= globalProfile ? "the global" : "\(app)'s"
             return .drop("\(whose) profile is \(profile.rawValue), and \(importance.rawValue) feedback plays only in \(importance.quietestProfile.rawValue) or louder")
         }
         if let current = playing, now < current.until, current.importance > importance {
@@ -135,6 +139,11 @@ public struct ServiceArbiter: Sendable {
     public mutating func current(at now: ClockInstant) -> Playing? {
         if let current = playing, now >= current.until { playing = nil }
         return playing
+    }
+
+    /// Keeps what `client` plays for longer (a feedback repeated until it is ended).
+    public mutating func extend(client: Int, until instant: ClockInstant) {
+        if playing?.client == client { playing?.until = instant }
     }
 
     /// A feedback ended early (stopped, failed): the actuator is free.

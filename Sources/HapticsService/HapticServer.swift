@@ -24,7 +24,9 @@ public final class HapticServer: Sendable {
     private let listener = Locked<UnixListener?>(nil)
     private let acceptEnded = Locked<DispatchSemaphore?>(nil)
     private let stopping = Locked(false)
-    private let counts = Locked((played: 0, dropped: 0))
+    let counts = Locked((played: 0, dropped: 0))
+    let triggered = TriggeredFeedbacks()
+    private let profileObservers = Locked<[@Sendable (FeedbackProfile) -> Void]>([])
     private let daemonUID = getuid()
 
     /// A server for `engine`; nothing listens until `start(socketPath:)`.
@@ -74,17 +76,42 @@ public final class HapticServer: Sendable {
         // is admitted to a server that has stopped.
         if let acceptEnded = acceptEnded.withLock({ $0 }) { _ = acceptEnded.wait(timeout: .now() + 1) }
         for connection in clients.withLock({ Array($0.values) }) { connection.shutDown() }
+        for id in triggered.runs.withLock({ Array($0.keys) }) { finish(id, .explicit, stopping: false) }
         return engine.shutdown()
+    }
+
+    /// Everyone's profile: `haptic profile --global`, `hapticd --profile`, feedbackd's `Profile`
+    /// property on D-Bus.
+    public var globalProfile: FeedbackProfile { arbiter.withLock { $0.globalProfile } }
+
+    /// Sets everyone's profile and tells the observers (the D-Bus service's `PropertiesChanged`).
+    public func setGlobalProfile(_ profile: FeedbackProfile) {
+        let changed = arbiter.withLock { arbiter -> Bool in
+            defer { arbiter.globalProfile = profile }
+            return arbiter.globalProfile != profile
+        }
+        guard changed else { return }
+        for observer in profileObservers.withLock({ $0 }) { observer(profile) }
+    }
+
+    /// Calls `observer` with the new global profile each time it changes, whoever changed it.
+    public func observeGlobalProfile(_ observer: @escaping @Sendable (FeedbackProfile) -> Void) {
+        profileObservers.withLock { $0.append(observer) }
     }
 
     /// Clients connected now.
     public var clientCount: Int { clients.withLock { $0.count } }
 
-    private func admit(_ connection: UnixConnection) {
-        let id = nextClient.withLock { last -> Int in
+    /// A number no other client, source or triggered feedback has.
+    func newClientID() -> Int {
+        nextClient.withLock { last -> Int in
             last += 1
             return last
         }
+    }
+
+    private func admit(_ connection: UnixConnection) {
+        let id = newClientID()
         let accepted = clients.withLock { clients -> Bool in
             guard clients.count < options.maximumClients else { return false }
             clients[id] = connection
@@ -201,7 +228,7 @@ public final class HapticServer: Sendable {
             guard client.uid == 0 || client.uid == daemonUID else {
                 return .failure(.notPermitted, "only root or hapticd's own user may set the global profile; set your application's with scope 'app'")
             }
-            arbiter.withLock { $0.globalProfile = profile }
+            setGlobalProfile(profile)
         } else {
             arbiter.withLock { $0.setProfile(profile, for: client.app) }
         }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Haptics
+import HardwareAccess
+
+/// A feedback started by id and ended later: feedbackd's `TriggerFeedback` / `EndFeedback` /
+/// `FeedbackEnded`, as the D-Bus service and the socket's version 2 ask for it.
+///
+/// A trigger answers at once with an id; the feedback plays on the engine's clock (a virtual
+/// one in tests) once, for `timeout` seconds, or until it is ended, and its end is reported
+/// exactly once, with the reason.
+public struct FeedbackTrigger: Sendable, Equatable {
+    /// The application asking (feedbackd's `app_id`); profiles are kept per application.
+    public var app: String
+    /// A feedbackd event name (`button-pressed`, `phone-incoming-call`...).
+    public var event: String
+    /// feedbackd's timeout in seconds: -1 plays the feedback once, 0 repeats it until it is ended,
+    /// N repeats it for N seconds.
+    public var timeout: Int
+    /// The `profile` hint: the event plays as if the profile were at most this loud.
+    public var profile: FeedbackProfile?
+    /// The `important` hint: an alarm or a call plays through a profile that would silence it,
+    /// where the daemon allows it.
+    public var important: Bool
+
+    /// A trigger of `event` for `app`.
+    public init(app: String, event: String, timeout: Int = -1, profile: FeedbackProfile? = nil, important: Bool = false) {
+        self.app = app
+        self.event = event
+        self.timeout = timeout
+        self.profile = profile
+        self.important = important
+    }
+}
+
+/// Why a triggered feedback ended: feedbackd's reasons, with its numbers (libfeedback's
+/// `LfbEventEndReason`; on D-Bus as an unsigned 32-bit value, so -1 travels as 0xFFFFFFFF).
+public enum FeedbackEndReason: Int32, Sendable, CaseIterable {
+    /// Nothing was played: an unknown event, a profile that silences it, or a more important
+    /// feedback holding the actuator.
+    case notFound = -1
+    /// It played to its end (or a newer feedback of equal or higher importance took the actuator).
+    case natural = 0
+    /// Its timeout passed.
+    case expired = 1
+    /// It was ended by its client (`EndFeedback`), or its client went away.
+    case explicit = 2
+
+    /// The value on D-Bus (`u`).
+    public var wireValue: UInt32 { UInt32(bitPattern: rawValue) }
+}
+
+/// The feedbacks started by `trigger` that have not ended yet.
+final class TriggeredFeedbacks: Sendable {
+    struct Run: Sendable {
+        /// The arbiter's key for it: unique among the server's clients and runs.
+        var arbiterKey: Int
+        /// Who may end it as a group (a D-Bus peer, a socket connection).
+        var owner: String
+        var ended: @Sendable (UInt32, FeedbackEndReason) -> Void
+        var work: ScheduledWork?
+    }
+
+    let runs = Locked<[UInt32: Run]>([:])
+    let nextID = Locked<UInt32>(0)
+
+    /// Takes run `id` out (once): whoever gets it reports the end.
+    func remove(_ id: UInt32) -> Run? { runs.withLock { $0.removeValue(forKey: id) } }
+}
+
+extension HapticServer {
+    /// How long a repeated feedback rests between repetitions: a ringing phone's rhythm, felt as
+    /// separate buzzes rather than one hum.
+    public static let repeatPause: Duration = .milliseconds(500)
+
+    /// Starts `trigger` for `owner` and returns its id at once; `ended` is called once, from the
+    /// engine's clock or from the caller of `endTriggered`, when it ends and why. Nothing played
+    /// (an unknown event, a silencing profile, a more important feedback playing) ends it at once
+    /// with `.notFound`, after the id is returned, as feedbackd does.
+    public func trigger(
+        _ trigger: FeedbackTrigger, owner: String, ended: @escaping @Sendable (UInt32, FeedbackEndReason) -> Void
+    ) -> UInt32 {
+        let id = triggered.nextID.withLock { last -> UInt32 in
+            last = last == UInt32.max ? 1 : last + 1
+            return last
+        }
+        let key = newClientID()
+        let clock = engine.clock
+        let received = clock.now
+        guard let (feedback, eventImportance) = FeedbackdEvent.mapping(for: trigger.event) else {
+            logger.info("hapticd: \(trigger.app) triggered unknown event '\(trigger.event)'")
+            counts.withLock { $0.dropped += 1 }
+            return endAtOnce(id, owner: owner, key: key, ended: ended)
+        }
+        let length = engine.plan(for: feedback)?.estimatedDuration ?? .milliseconds(50)
+        let repeats = trigger.timeout >= 0
+        let deadline: ClockInstant? = trigger.timeout > 0 ? received.advanced(by: .seconds(trigger.timeout)) : nil
+        // The arbiter holds the actuator for one play, the timeout, or (repeating until ended) an hour
+        // at a time, renewed at each repetition.
+        let held: Duration = !repeats ? length : deadline.map { $0.duration(since: received) } ?? .seconds(3600)
+        let verdict = arbiter.withLock { arbiter -> ServiceArbiter.Verdict in
+            let hinted = trigger.profile.map { min($0, arbiter.effectiveProfile(for: trigger.app)) }
+            return arbiter.admit(
+                eventImportance, app: trigger.app, client: key, important: trigger.important, length: held, now: received,
+                profile: hinted)
+        }
+        if case let .drop(reason) = verdict {
+            logger.info("hapticd: \(trigger.event) for \(trigger.app) not played: \(reason)")
+            counts.withLock { $0.dropped += 1 }
+            return endAtOnce(id, owner: owner, key: key, ended: ended)
+        }
+        triggered.runs.withLock { $0[id] = TriggeredFeedbacks.Run(arbiterKey: key, owner: owner, ended: ended, work: nil) }
+        // The step plays, then comes back when the play is over (once) or for the next repetition.
+        let plays = Locked(0)
+        let work = clock.schedule(WorkOptions(name: "hapticd-trigger")) { [weak self] () -> ClockInstant? in
+            guard let self else { return nil }
+            let now = clock.now
+            let count = plays.withLock { $0 }
+            let current = self.arbiter.withLock { $0.playing?.client == key }
+            if count > 0 && !current {
+                // Over by itself (once), or another feedback took the actuator.
+                self.finish(id, .natural, stopping: false)
+                return nil
+            }
+            if let deadline, now >= deadline {
+                self.finish(id, .expired, stopping: true)
+                return nil
+            }
+            if count > 0 && !repeats {
+                self.finish(id, .natural, stopping: false)
+                return nil
+            }
+            if case let .dropped(reason) = self.engine.play(feedback) {
+                self.logger.info("hapticd: \(trigger.event) for \(trigger.app): \(reason)")
+                self.counts.withLock { $0.dropped += 1 }
+                self.finish(id, count == 0 ? .notFound : .natural, stopping: false)
+                return nil
+            }
+            if count == 0 { self.counts.withLock { $0.played += 1 } }
+            plays.withLock { $0 += 1 }
+            var next = now.advanced(by: repeats ? length + Self.repeatPause : length)
+            if repeats && deadline == nil {
+                self.arbiter.withLock { $0.extend(client: key, until: next.advanced(by: .seconds(3600))) }
+            }
+            if let deadline { next = min(next, deadline) }
+            return next
+        }
+        triggered.runs.withLock { $0[id]?.work = work }
+        return id
+    }
+
+    /// Ends triggered feedback `id` (`EndFeedback`): the actuator stops if it is what plays, and
+    /// `ended` is called with `.explicit`. Returns false when no such feedback plays (it ended
+    /// already, or never was).
+    @discardableResult
+    public func endTriggered(_ id: UInt32) -> Bool {
+        finish(id, .explicit, stopping: true)
+    }
+
+    /// Ends every triggered feedback of `owner` (a client that left the bus or the socket).
+    public func endTriggered(owner: String) {
+        let ids = triggered.runs.withLock { runs in runs.filter { $0.value.owner == owner }.map(\.key) }
+        for id in ids { finish(id, .explicit, stopping: true) }
+    }
+
+    /// The triggered feedbacks that have not ended.
+    public var triggeredCount: Int { triggered.runs.withLock { $0.count } }
+
+    /// Reports `id` ended with `reason` (once), stopping the actuator first when asked and the
+    /// feedback still holds it.
+    @discardableResult
+    func finish(_ id: UInt32, _ reason: FeedbackEndReason, stopping stops: Bool) -> Bool {
+        guard let run = triggered.remove(id) else { return false }
+        run.work?.cancel()
+        let held = arbiter.withLock { arbiter -> Bool in
+            let held = arbiter.playing?.client == run.arbiterKey
+            if held { arbiter.ended(client: run.arbiterKey) }
+            return held
+        }
+        if stops && held { engine.stop() }
+        run.ended(id, reason)
+        return true
+    }
+
+    /// An id whose feedback never started: its end is reported on the clock's next step, after
+    /// the caller has the id.
+    private func endAtOnce(
+        _ id: UInt32, owner: String, key: Int, ended: @escaping @Sendable (UInt32, FeedbackEndReason) -> Void
+    ) -> UInt32 {
+        triggered.runs.withLock { $0[id] = TriggeredFeedbacks.Run(arbiterKey: key, owner: owner, ended: ended, work: nil) }
+        let work = engine.clock.schedule(WorkOptions(name: "hapticd-trigger")) { [weak self] () -> ClockInstant? in
+            self?.finish(id, .notFound, stopping: false)
+            return nil
+        }
+        triggered.runs.withLock { $0[id]?.work = work }
+        return id
+    }
+}
