@@ -5,6 +5,7 @@
 // Layers (imports point down only):
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HapticChip (the chip-neutral driver API)  ->  HardwareAccess
 //   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
+//   hapticd  ->  FeedbackdDBus (feedbackd's D-Bus API through sd-bus)  ->  HapticsService, CSystemd
 //   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareSimulation  ->  HardwareAccess
 //   HapticsSimulation (--simulate: boards of simulated chips, pattern previews)  ->  Haptics, DRV2605Simulator
 //   HardwareAccessTesting: test doubles only (expectation and fault-injecting buses); no executable links it
@@ -135,6 +136,11 @@ let package = Package(
             dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", "Audio", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        .target(
+            name: "FeedbackdDBus",
+            dependencies: ["HapticsService", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "drv2605-model",
             dependencies: [
@@ -146,7 +152,8 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio", "CSystemd",
+                "HapticsService", "FeedbackdDBus", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
+                "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")

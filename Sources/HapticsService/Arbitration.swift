@@ -125,8 +125,8 @@ public struct ServiceArbiter: Sendable {
             let whose =
                 hint.map { $0 == profile } == true && profile < effectiveProfile(for: app)
                 ? "the request's profile hint"
-                : profile == globalProfile && (appProfiles[app] ?? .full) >= globalProfile ? "the global" : "\(app)'s"
-            return .drop("\(whose) profile is \(profile.rawValue), and \(importance.rawValue) feedback plays only in \(importance.quietestProfile.rawValue) or louder")
+                : profile == globalProfile && (appProfiles[app] ?? .full) >= globalProfile ? "the global profile" : "\(app)'s profile"
+            return .drop("\(whose) is \(profile.rawValue), and \(importance.rawValue) feedback plays only in \(importance.quietestProfile.rawValue) or louder")
         }
         if let current = playing, now < current.until, current.importance > importance {
             return .drop("a \(current.importance.rawValue) feedback of \(current.app) is playing, and \(importance.rawValue) feedback does not interrupt it")

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Audio
+import FeedbackdDBus
 import Foundation
 import Haptics
 import HapticsService
@@ -14,6 +15,7 @@ import ServiceLifecycle
 
 extension FeedbackProfile: ExpressibleByArgument {}
 extension Importance: ExpressibleByArgument {}
+extension DBusBusKind: ExpressibleByArgument {}
 
 /// `hapticd`: the system haptics service. It owns the board's chip, so several programs (a
 /// kiosk's UI, a notification daemon, a game, a shell script) share one actuator safely, with
@@ -45,6 +47,11 @@ struct Hapticd: AsyncParsableCommand {
     var sound = false
     @Option(help: "With --sound: the ALSA PCM to play on.") var audioDevice = "default"
     @Option(help: "With --sound: the audio buffer in milliseconds (5-1000).") var audioLatency = 40
+    @Option(
+        help: ArgumentHelp(
+            "Also serve feedbackd's D-Bus API (org.sigxcpu.Feedback) on this bus, for libfeedback's clients.",
+            discussion: "The system bus needs Scripts/org.sigxcpu.Feedback.conf in /usr/share/dbus-1/system.d."))
+    var dbus: DBusBusKind?
 
     func run() async throws {
         // Signals are taken by the service group through libdispatch, which needs them blocked in
@@ -56,6 +63,7 @@ struct Hapticd: AsyncParsableCommand {
         logger.logLevel = verbose ? .debug : .info
         let server: HapticServer
         var bridge: ForceFeedbackBridge?
+        var feedbackd: FeedbackdService?
         var status = ""
         do {
             let file = try BoardFile.named(board, orSingleOn: bus)
@@ -91,8 +99,20 @@ struct Hapticd: AsyncParsableCommand {
                 logger.info("hapticd: force feedback on \(device.eventNode ?? device.sysfsName) (\(device.name), \(device.effectsMaximum) effects)")
             }
             try server.start(socketPath: socket)
+            if let dbus {
+                do {
+                    feedbackd = try FeedbackdService(server: server, bus: dbus, logger: logger)
+                } catch {
+                    _ = server.stop()
+                    FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
+                    throw ExitCode(69)
+                }
+                feedbackd?.start()
+            }
             bridge?.start()
-            status = "serving \(device) at \(socket)"
+            status = "serving \(device) at \(socket)" + (dbus.map { " and \(FeedbackdService.busName) on the \($0.rawValue) bus" } ?? "")
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
             throw ExitCode(78)
@@ -107,6 +127,7 @@ struct Hapticd: AsyncParsableCommand {
                 logger: logger))
         try await group.run()
         SystemdNotifier.stopping()
+        feedbackd?.stop()
         bridge?.stop()
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))

@@ -23,6 +23,12 @@ struct Program {
         }
     }
 
+    /// A program of the machine's (`/usr/bin/dbus-daemon`), by its path.
+    init(executable: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else { throw ProgramError("no \(executable) on this machine") }
+        path = executable
+    }
+
     /// The package's root folder (Examples/, Boards/, CHANGELOG.md), from this file's place.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Whether an unchanged libfeedback client can run here: Debian's `gir1.2-lfb-0.0` and
+/// `python3-gi`, and a `dbus-daemon` for a private session bus (Scripts/install-dependencies
+/// installs them on Debian 12; the arm64 root under qemu-user has none of them).
+private let libfeedbackClientRuns: Bool = {
+    let typelibs = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"].map { $0 + "/girepository-1.0/Lfb-0.0.typelib" }
+    return typelibs.contains { FileManager.default.fileExists(atPath: $0) }
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
+        && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/gi/__init__.py")
+}()
+
+/// `hapticd --dbus session` as a phone's apps meet feedbackd: an unchanged libfeedback client
+/// (Tests/Clients/libfeedback-client.py, through python3-gi) on a private session bus, and the
+/// chip's state asked of hapticd's socket at the moments that matter.
+@Suite(.serialized, .enabled(if: libfeedbackClientRuns, "needs gir1.2-lfb-0.0, python3-gi and dbus-daemon (Scripts/install-dependencies)"))
+struct FeedbackdContractTests {
+    let haptic: Program
+    let hapticd: Program
+    let scratch: ScratchFolder
+    let socket: String
+    let environment: [String: String]
+    let bus: Running
+    let client = Program.packageRoot.appendingPathComponent("Tests/Clients/libfeedback-client.py").path
+
+    init() throws {
+        haptic = try Program("haptic")
+        hapticd = try Program("hapticd")
+        scratch = try ScratchFolder()
+        socket = scratch.file("hapticd.sock")
+        // A session bus of the test's own: its address is the first line the daemon prints.
+        let bus = try Program(executable: "/usr/bin/dbus-daemon").start(["--session", "--nofork", "--nopidfile", "--print-address=1"])
+        try bus.waitUntil("the bus's address") { bus.standardOutput.contains("\n") }
+        self.bus = bus
+        let address = String(bus.standardOutput.prefix { $0 != "\n" })
+        environment = [
+            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": "",
+            "DBUS_SESSION_BUS_ADDRESS": address
+        ]
+    }
+
+    /// Starts hapticd on the private bus and waits until it says it is ready (after it owns the name).
+    private func startDaemon() throws -> Running {
+        let daemon = try hapticd.start(["--simulate", "--socket", socket, "--dbus", "session", "--verbose"], environment: environment)
+        try daemon.waitUntil("hapticd ready", deadline: .seconds(120)) { daemon.standardError.contains("hapticd: ready") }
+        return daemon
+    }
+
+    private func stop(_ daemon: Running) throws -> Run {
+        daemon.signal(SIGTERM)
+        let run = try daemon.wait(deadline: .seconds(10))
+        #expect(run.status == 0, "hapticd exited \(run.status): \(run.stderr)")
+        bus.signal(SIGTERM)
+        _ = try? bus.wait(deadline: .seconds(5))
+        return run
+    }
+
+    private func runClient(_ arguments: [String] = []) throws -> [String: Any] {
+        let run = try Program(executable: "/usr/bin/python3").run([client, socket] + arguments, environment: environment, deadline: .seconds(120))
+        #expect(run.status == 0, "the libfeedback client failed: \(run.stderr)")
+        return try #require(run.json, "the client printed no JSON: \(run.stdout) \(run.stderr)")
+    }
+
+    /// The issue's session: a button press plays and ends naturally; a call with timeout 0 plays
+    /// until EndFeedback, FeedbackEnded arrives (explicit), and the chip is in standby 100 ms after;
+    /// a timeout expires; the profile hint and unknown events end as not-found; Profile is
+    /// read and written through libfeedback.
+    @Test func anUnchangedLibfeedbackClientIsServed() throws {
+        let daemon = try startDaemon()
+        let seen = try runClient()
+        let run = try stop(daemon)
+        #expect(seen["profile"] as? String == "full")
+        #expect(seen["button_triggered"] as? Bool == true && seen["button_ended"] as? Bool == true)
+        #expect(seen["button_reason"] as? Int == 0, "button-pressed did not end naturally: \(seen)")
+        #expect(seen["call_triggered"] as? Bool == true)
+        #expect(seen["call_ended_by_itself"] as? Bool == false, "a call with timeout 0 ended by itself")
+        #expect((seen["playing_while_ringing"] as? String)?.contains("call feedback") == true, "not ringing after 2 s: \(seen)")
+        #expect(seen["call_end_accepted"] as? Bool == true && seen["call_ended"] as? Bool == true, "no FeedbackEnded after EndFeedback")
+        #expect(seen["call_reason"] as? Int == 2, "EndFeedback's end is not explicit: \(seen)")
+        #expect(seen["standby_100ms_after"] as? Bool == true, "the chip is not in standby 100 ms after FeedbackEnded")
+        #expect(seen["alarm_reason"] as? Int == 1, "a 1 s timeout did not expire: \(seen)")
+        let alarmSeconds = seen["alarm_seconds"] as? Double ?? 0
+        #expect(alarmSeconds >= 0.95 && alarmSeconds < 3, "the 1 s timeout ended after \(alarmSeconds) s")
+        #expect(seen["quiet_hint_reason"] as? Int == -1, "a quiet profile hint let a button press play")
+        #expect(seen["unknown_reason"] as? Int == -1)
+        #expect(seen["profile_after_set"] as? String == "silent", "libfeedback's profile change did not reach hapticd")
+        #expect(run.stderr.contains("phone-incoming-call, timeout 0"), "\(run.stderr)")
+    }
+
+    /// A client that goes away while its call rings: hapticd ends the loop and the chip goes to
+    /// standby, as feedbackd ends the feedback of a peer that left the bus.
+    @Test func aClientThatLeavesTheBusHasItsLoopEnded() throws {
+        let daemon = try startDaemon()
+        let seen = try runClient(["leave"])
+        #expect((seen["playing_while_ringing"] as? String)?.contains("call feedback") == true, "not ringing: \(seen)")
+        let observer = try RawClient(socket)
+        func status() throws -> [String: Any] {
+            try observer.send(frame: Array(#"{"version": 1, "op": "status"}"#.utf8))
+            return try #require(try observer.replyObject()["status"] as? [String: Any])
+        }
+        // The client's process has exited: the bus tells hapticd, which ends the loop.
+        try daemon.waitUntil("the loop ended and the chip in standby", deadline: .seconds(5)) {
+            guard let now = try? status() else { return false }
+            return now["playing"] == nil && now["standby"] as? Bool == true
+        }
+        _ = try stop(daemon)
+    }
+
+    /// `--dbus system` under the policy file Scripts/setup-pi installs, on a system-type bus of
+    /// the test's own with Debian's default policy (no one owns, no one calls, unless allowed): root (CI) or hapticd's user own the name
+    /// and anyone's call is answered; any other user is refused at start with the file named.
+    @Test func theSystemBusPolicyLetsHapticdServe() throws {
+        let policy = Program.packageRoot.appendingPathComponent("Scripts/org.sigxcpu.Feedback.conf").path
+        let config = scratch.file("system.conf")
+        let address = "unix:path=" + scratch.file("system_bus_socket")
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>system</type>
+          <listen>\(address)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <deny own="*"/>
+            <deny send_type="method_call"/>
+            <allow send_type="signal"/>
+            <allow send_requested_reply="true" send_type="method_return"/>
+            <allow send_requested_reply="true" send_type="error"/>
+            <allow receive_type="method_call"/>
+            <allow receive_type="method_return"/>
+            <allow receive_type="error"/>
+            <allow receive_type="signal"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+          </policy>
+          <include>\(policy)</include>
+        </busconfig>
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let systemBus = try Program(executable: "/usr/bin/dbus-daemon").start(["--config-file=" + config, "--nofork", "--nopidfile", "--print-address=1"])
+        defer {
+            systemBus.signal(SIGTERM)
+            _ = try? systemBus.wait(deadline: .seconds(5))
+        }
+        try systemBus.waitUntil("the system bus's address") { systemBus.standardOutput.contains("\n") }
+        var environment = environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        let daemon = try hapticd.start(["--simulate", "--socket", socket, "--dbus", "system"], environment: environment)
+        guard getuid() == 0 else {
+            let run = try daemon.wait(deadline: .seconds(120))
+            #expect(run.status == 69 && run.stderr.contains("org.sigxcpu.Feedback.conf"), "\(run.stderr)")
+            return
+        }
+        try daemon.waitUntil("hapticd ready", deadline: .seconds(120)) { daemon.standardError.contains("hapticd: ready") }
+        let call = try Program(executable: "/usr/bin/python3").run(
+            [
+                "-c",
+                """
+                import sys
+                from gi.repository import Gio, GLib
+                bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+                reply = bus.call_sync("org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.sigxcpu.Feedback", "TriggerFeedback",
+                    GLib.Variant("(ssa{sv}i)", ("org.example.System", "button-pressed", {}, -1)), GLib.VariantType("(u)"), 0, 5000, None)
+                profile = bus.call_sync("org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.freedesktop.DBus.Properties", "Get",
+                    GLib.Variant("(ss)", ("org.sigxcpu.Feedback", "Profile")), None, 0, 5000, None)
+                print(reply.unpack()[0], profile.unpack()[0])
+                """,
+                address
+            ], environment: environment, deadline: .seconds(60))
+        #expect(call.status == 0, "\(call.stderr)")
+        let words = call.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(words.count == 2 && UInt32(words[0]).map { $0 > 0 } == true && words[1] == "full", "\(call.stdout)")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.wait(deadline: .seconds(10)).status == 0)
+    }
+
+    /// A second owner of the name is refused at start, naming what to do (exit 69).
+    @Test func aTakenNameIsRefusedAtStart() throws {
+        let daemon = try startDaemon()
+        let second = try hapticd.run(
+            ["--simulate", "--socket", scratch.file("second.sock"), "--dbus", "session"], environment: environment, deadline: .seconds(120))
+        #expect(second.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains("org.sigxcpu.Feedback") && second.stderr.contains("another program owns it"), "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("second.sock")), "the refused daemon left its socket")
+        _ = try stop(daemon)
+    }
+}
