@@ -52,6 +52,17 @@ import Testing
         try stopDaemon(daemon)
     }
 
+    /// feedbackd's event names, as an application written for feedbackd names them, play through
+    /// the socket (`haptic play EVENT`).
+    @Test func feedbackdEventNamesPlay() throws {
+        let daemon = try startDaemon()
+        for event in ["key-pressed", "notification-new-generic", "camera-shutter", "message-new-instant"] {
+            let run = try haptic.run(["play", event, "--socket", socket, "--json"], environment: environment)
+            #expect(run.status == 0 && run.json?["outcome"] as? String == "played", "\(event): \(run.stderr)")
+        }
+        try stopDaemon(daemon)
+    }
+
     /// Junk, an oversized length and half-open clients: each gets its answer or is closed, and the
     /// daemon keeps serving everyone else.
     @Test func junkOnTheSocketHarmsNobody() throws {
