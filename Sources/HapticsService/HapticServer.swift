@@ -130,6 +130,8 @@ public final class HapticServer: Sendable {
         let thread = Thread { [self] in
             serve(client, connection)
             clients.withLock { _ = $0.removeValue(forKey: id) }
+            // Its triggered feedback goes with it, as a D-Bus peer's does when it leaves the bus.
+            endTriggered(owner: Self.socketOwner(id))
             // A pattern or sequence of this client was stopped by its wait noticing the hang-up;
             // a single feedback already sent plays out (it lasts tens of milliseconds).
             connection.close()
@@ -185,8 +187,11 @@ public final class HapticServer: Sendable {
 
     /// Answers one request from `client`. Socket-free, so tests drive it directly.
     public func handle(_ request: ServiceRequest, from client: Client) -> ServiceReply {
-        guard request.version == ServiceFrame.version else {
-            return .failure(.unsupportedVersion, "this hapticd speaks protocol version \(ServiceFrame.version), not \(request.version)", id: request.id)
+        guard ServiceFrame.supportedVersions.contains(request.version) else {
+            return .failure(
+                .unsupportedVersion,
+                "this hapticd speaks protocol versions \(ServiceFrame.supportedVersions.lowerBound)-\(ServiceFrame.supportedVersions.upperBound), not \(request.version)",
+                id: request.id)
         }
         var reply: ServiceReply
         switch request.op {
@@ -195,9 +200,44 @@ public final class HapticServer: Sendable {
         case .stop: reply = stopClient(client)
         case .status: reply = status(for: client)
         case .profile: reply = setProfile(request, from: client)
+        case .trigger, .end:
+            guard request.version >= 2 else {
+                return .failure(.unsupportedVersion, "\(request.op.rawValue) needs protocol version 2", id: request.id)
+            }
+            reply = request.op == .trigger ? startTrigger(request, from: client) : endTrigger(request)
         }
         reply.id = request.id
+        reply.version = request.version
         return reply
+    }
+
+    /// The owner name of a socket client's triggered feedback.
+    static func socketOwner(_ client: Int) -> String { "socket client \(client)" }
+
+    private func startTrigger(_ request: ServiceRequest, from client: Client) -> ServiceReply {
+        guard let event = request.event else {
+            return .failure(.badRequest, "trigger needs 'event': a feedbackd event name such as button-pressed")
+        }
+        let timeout = request.timeout ?? -1
+        guard timeout >= -1 else { return .failure(.badRequest, "timeout is -1 (once), 0 (until end) or seconds, not \(timeout)") }
+        let trigger = FeedbackTrigger(
+            app: client.app, event: event, timeout: timeout, profile: request.profile, important: request.important ?? false)
+        let connection = client.connection
+        let id = self.trigger(trigger, owner: Self.socketOwner(client.id)) { id, reason in
+            // Pushed whenever it ends; a client that has gone is not written to.
+            if let connection, let frame = try? ServiceFrame.encode(ServiceReply.endedMessage(id, reason)) { try? connection.send(frame) }
+        }
+        var reply = ServiceReply(id: nil, ok: true, outcome: "started")
+        reply.trigger = id
+        return reply
+    }
+
+    private func endTrigger(_ request: ServiceRequest) -> ServiceReply {
+        guard let id = request.trigger else { return .failure(.badRequest, "end needs 'trigger': the id trigger answered with") }
+        guard endTriggered(id) else {
+            return .failure(.badRequest, "no triggered feedback \(id) is playing (it has ended, or never started)")
+        }
+        return ServiceReply(id: nil, ok: true, reason: "ended")
     }
 
     private func prepare(_ request: ServiceRequest) -> ServiceReply {

@@ -6,8 +6,11 @@ import Foundation
 /// many bytes of UTF-8 JSON. A length says up front how much to read, so a reader never parses a
 /// half message and a peer that lies about it is caught before anything is allocated.
 public enum ServiceFrame {
-    /// The protocol version this build speaks.
-    public static let version = 1
+    /// The protocol version this build speaks: 2 adds `trigger`, `end` and the pushed "ended"
+    /// message (feedbackd's model: a feedback started by id, ended later, its end told).
+    public static let version = 2
+    /// The versions served: a client of version 1 is answered as before.
+    public static let supportedVersions = 1...2
     /// The largest message accepted: 1 MiB holds an AHAP pattern of several thousand events,
     /// far more than any actuator plays in a minute. Longer frames are refused and the
     /// connection closed (its remaining bytes cannot be trusted to be a frame boundary).

@@ -17,6 +17,12 @@ public struct ServiceRequest: Codable, Sendable, Equatable {
         case status
         /// Set `profile` for this client's application (`scope: app`) or for everyone (`global`).
         case profile
+        /// Version 2: start `event` and answer at once with its `trigger` id; its end is pushed
+        /// later as a message with `ended` (feedbackd's `TriggerFeedback`). `timeout`: -1 (the
+        /// default) once, 0 until `end`, N seconds; `profile` is the hint, `important` as for play.
+        case trigger
+        /// Version 2: end triggered feedback `trigger` (feedbackd's `EndFeedback`).
+        case end
     }
 
     /// The protocol version the client speaks; the daemon answers `unsupported-version` to any
@@ -50,6 +56,10 @@ public struct ServiceRequest: Codable, Sendable, Equatable {
     public var profile: FeedbackProfile?
     /// For `profile`: `app` (the default) or `global`.
     public var scope: ProfileScope?
+    /// For `trigger`: -1 once, 0 until ended, N seconds.
+    public var timeout: Int?
+    /// For `end`: the id `trigger` answered with.
+    public var trigger: UInt32?
 
     /// A request of `op`, version 1; set the fields that apply.
     public init(_ op: Operation, version: Int = ServiceFrame.version) {
@@ -97,6 +107,21 @@ public struct ServiceReply: Codable, Sendable, Equatable {
     public var playedSeconds: Double?
     /// For status.
     public var status: ServiceStatus?
+    /// For `trigger`: the id of the feedback started.
+    public var trigger: UInt32?
+    /// Set only in a pushed message (version 2), never in a reply: triggered feedback `ended`
+    /// has ended, `endReason` says why.
+    public var ended: UInt32?
+    /// With `ended`: `not-found`, `natural`, `expired` or `explicit` (`FeedbackEndReason`).
+    public var endReason: String?
+
+    /// The message pushed when triggered feedback `id` ends.
+    public static func endedMessage(_ id: UInt32, _ reason: FeedbackEndReason) -> ServiceReply {
+        var message = ServiceReply(id: nil, ok: true)
+        message.ended = id
+        message.endReason = reason.name
+        return message
+    }
 
     /// A reply; `ok` says whether the request did what it asked.
     public init(id: Int?, ok: Bool, outcome: String? = nil, reason: String? = nil, error: ErrorCode? = nil) {

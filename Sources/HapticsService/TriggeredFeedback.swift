@@ -48,6 +48,22 @@ public enum FeedbackEndReason: Int32, Sendable, CaseIterable {
 
     /// The value on D-Bus (`u`).
     public var wireValue: UInt32 { UInt32(bitPattern: rawValue) }
+
+    /// The name in the socket protocol's pushed message: `not-found`, `natural`, `expired`, `explicit`.
+    public var name: String {
+        switch self {
+        case .notFound: return "not-found"
+        case .natural: return "natural"
+        case .expired: return "expired"
+        case .explicit: return "explicit"
+        }
+    }
+
+    /// The reason named `name`.
+    public init?(name: String) {
+        guard let reason = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = reason
+    }
 }
 
 /// The feedbacks started by `trigger` that have not ended yet.

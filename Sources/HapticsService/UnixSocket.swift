@@ -38,6 +38,8 @@ public struct ServiceSocketError: Error, CustomStringConvertible, Equatable {
 public final class UnixConnection: @unchecked Sendable {
     /// -1 once closed.
     private let descriptorLock = NSLock()
+    /// Held for a whole message, so a reply and a pushed message never interleave.
+    private let sendLock = NSLock()
     private var descriptor: Int32
     /// The socket path, for messages.
     public let path: String
@@ -91,8 +93,10 @@ public final class UnixConnection: @unchecked Sendable {
         return (credentials.pid, credentials.uid, credentials.gid)
     }
 
-    /// Writes all of `bytes`.
+    /// Writes all of `bytes`, whole, even when several threads send (a reply, a pushed message).
     public func send(_ bytes: [UInt8]) throws(ServiceSocketError) {
+        sendLock.lock()
+        defer { sendLock.unlock() }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

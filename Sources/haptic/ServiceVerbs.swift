@@ -72,6 +72,45 @@ enum ServiceCall {
         }
     }
 
+    /// Triggers feedbackd event `event` for `timeout` seconds (0: until the program is interrupted)
+    /// through protocol version 2, and reports how it ended. Ctrl-C exits 130 as everywhere else;
+    /// hapticd ends the feedback of a client that leaves, so the ringing stops with it.
+    static func trigger(_ global: GlobalOptions, socket: String, event: String, timeout: Int, service: ServiceOptions) throws {
+        let client: HapticServiceClient
+        do {
+            client = try HapticServiceClient(socketPath: socket)
+        } catch {
+            throw CLIError(error.description, exitCode: CLIError.unavailable)
+        }
+        defer { client.close() }
+        let start = SystemClock.shared.now
+        let id: UInt32
+        do {
+            id = try client.trigger(event, timeout: timeout, important: service.important, app: service.app)
+        } catch let error as ServiceSocketError {
+            throw CLIError("hapticd refused \(event): \(error.detail)", exitCode: CLIError.dataError)
+        }
+        if !global.json { print("haptic: \(event) triggered at hapticd (\(socket)), id \(id)" + (timeout == 0 ? "; Ctrl-C ends it" : "")) }
+        var reason: FeedbackEndReason?
+        let limit = SystemClock.shared.now.advanced(by: .seconds(timeout == 0 ? Int64.max / 2_000_000_000 : Int64(timeout) + 30))
+        while reason == nil && SystemClock.shared.now < limit {
+            reason = try client.waitForEnd(of: id, timeout: .seconds(1))
+        }
+        let seconds = SystemClock.shared.now.duration(since: start).secondsDouble
+        let name = reason?.name ?? "unknown"
+        if global.json {
+            let object: [String: Any] = ["event": event, "trigger": Int(id), "ended": name, "playedSeconds": seconds]
+            if let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) {
+                print(String(decoding: data, as: UTF8.self))
+            }
+        } else {
+            print("\(event): ended (\(name)) after \(String(format: "%.1f", seconds)) s")
+        }
+        guard let reason, reason != .notFound else {
+            throw CLIError("\(event) was not played (\(name)): see hapticd's log for why", exitCode: CLIError.temporaryFailure)
+        }
+    }
+
     private static func error(_ code: ServiceReply.ErrorCode, _ reason: String, label: String) -> CLIError {
         switch code {
         case .badRequest, .tooLarge: return CLIError("hapticd refused \(label): \(reason)", exitCode: CLIError.dataError)

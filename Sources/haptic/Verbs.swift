@@ -129,11 +129,24 @@ struct Play: ParsableCommand {
     @Flag(help: "With the feedback's sound from the freedesktop sound theme (success: complete, warning: dialog-warning ...), in step.") var sound = false
     @OptionGroup var audio: AudioOptions
     @OptionGroup var service: ServiceOptions
+    @Option(
+        help: ArgumentHelp(
+            "With --socket and a feedbackd event: repeat it for this many seconds, 0 until Ctrl-C (feedbackd's timeout).",
+            valueName: "seconds"))
+    var repeatFor: Int?
 
     func run() throws {
         try CLIError.reporting {
             guard intensity.isFinite, (0...1).contains(intensity) else {
                 throw CLIError("--intensity must be between 0 and 1, not \(intensity)", exitCode: CLIError.usage)
+            }
+            if let repeatFor {
+                guard let socket = global.serviceSocket, FeedbackdEvent.mappings[feedback] != nil else {
+                    throw CLIError("--repeat-for needs --socket and one of feedbackd's event names (e.g. phone-incoming-call)", exitCode: CLIError.usage)
+                }
+                guard repeatFor >= 0 else { throw CLIError("--repeat-for is 0 (until Ctrl-C) or seconds, not \(repeatFor)", exitCode: CLIError.usage) }
+                try ServiceCall.trigger(global, socket: socket, event: feedback, timeout: repeatFor, service: service)
+                return
             }
             if let socket = global.serviceSocket {
                 // Through hapticd: a feedback by name, or one of feedbackd's event names.

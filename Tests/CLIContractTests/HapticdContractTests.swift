@@ -63,6 +63,19 @@ import Testing
         try stopDaemon(daemon)
     }
 
+    /// `--repeat-for`: a ringing event repeated for its seconds through protocol version 2, its
+    /// end told as expired; an unknown event is a usage error.
+    @Test func anEventRepeatsForItsSeconds() throws {
+        let daemon = try startDaemon()
+        let run = try haptic.run(["play", "phone-incoming-call", "--socket", socket, "--repeat-for", "1", "--json"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.json?["ended"] as? String == "expired", "\(run.stdout)")
+        let seconds = run.json?["playedSeconds"] as? Double ?? 0
+        #expect(seconds >= 0.95 && seconds < 5, "repeated for \(seconds) s")
+        #expect(try haptic.run(["play", "x-no-such", "--socket", socket, "--repeat-for", "1"], environment: environment).status == 64)
+        try stopDaemon(daemon)
+    }
+
     /// Junk, an oversized length and half-open clients: each gets its answer or is closed, and the
     /// daemon keeps serving everyone else.
     @Test func junkOnTheSocketHarmsNobody() throws {

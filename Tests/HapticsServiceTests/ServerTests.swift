@@ -68,7 +68,9 @@ private func request(_ op: ServiceRequest.Operation, _ fill: (inout ServiceReque
             request(.play) { $0.pattern = "{\"Pattern\": 3}" },
             request(.play) { $0.sequence = "success, pattern /etc/shadow" },
             request(.profile),
-            request(.play, { $0.feedback = "success" }).with(version: 2)
+            request(.play, { $0.feedback = "success" }).with(version: 3),
+            request(.trigger),
+            request(.end)
         ]
         for bad in cases {
             let reply = server.handle(bad, from: kiosk)
@@ -282,5 +284,76 @@ extension ServiceRequest {
             return
         }
         #expect(reason.contains("quiet"))
+    }
+}
+
+/// Protocol version 2 over a real socket on the real clock: `trigger` answers with an id at once,
+/// the end is pushed when it comes, `end` stops it, and version 1 is still served as before.
+@Suite(.serialized) struct ServerTriggerTests {
+    let chip = SimulatedDRV2605(clock: SystemClock.shared)
+    let engine: HapticEngine
+    let server: HapticServer
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-v2-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path
+
+    init() throws {
+        chip.keepsTrace = false
+        engine = try HapticEngine(bus: chip, configuration: DRV2605Configuration(.typicalLRA), clock: SystemClock.shared, options: .isolated)
+        server = HapticServer(engine: engine, device: "simulated")
+        try server.start(socketPath: path)
+    }
+
+    private var standby: Bool {
+        server.handle(ServiceRequest(.status), from: HapticServer.Client(id: 99, app: "test", uid: 0)).status?.standby == true
+    }
+
+    @Test func aLoopPlaysUntilEndAndItsEndIsPushed() throws {
+        defer { server.stop() }
+        let client = try HapticServiceClient(socketPath: path)
+        let id = try client.trigger("phone-incoming-call", timeout: 0, app: "org.example.Phone")
+        #expect(try client.waitForEnd(of: id, timeout: .milliseconds(1500)) == nil, "a loop ended by itself")
+        #expect(server.triggeredCount == 1)
+        #expect(try client.end(id))
+        #expect(try client.waitForEnd(of: id, timeout: .seconds(2)) == .explicit)
+        SystemClock.shared.sleep(for: .milliseconds(100))
+        #expect(standby, "not in standby 100 ms after end")
+        #expect(try client.end(id) == false, "ended twice")
+    }
+
+    @Test func endsAreToldWithTheirReasons() throws {
+        defer { server.stop() }
+        let client = try HapticServiceClient(socketPath: path)
+        let once = try client.trigger("button-pressed")
+        let timed = try client.trigger("alarm-clock-elapsed", timeout: 1)
+        let unknown = try client.trigger("x-no-such-event")
+        let start = SystemClock.shared.now
+        #expect(try client.waitForEnd(of: unknown, timeout: .seconds(2)) == .notFound)
+        #expect(try client.waitForEnd(of: once, timeout: .seconds(2)) == .natural, "the alarm took the actuator from the press")
+        #expect(try client.waitForEnd(of: timed, timeout: .seconds(3)) == .expired)
+        #expect(SystemClock.shared.now.duration(since: start) >= .milliseconds(950))
+    }
+
+    /// A client that hangs up while its loop rings has the loop ended and the chip stopped.
+    @Test func aClientThatLeavesHasItsLoopEnded() throws {
+        defer { server.stop() }
+        let client = try HapticServiceClient(socketPath: path)
+        _ = try client.trigger("phone-incoming-call", timeout: 0)
+        client.close()
+        let deadline = SystemClock.shared.now.advanced(by: .seconds(2))
+        while server.triggeredCount > 0 && SystemClock.shared.now < deadline { SystemClock.shared.sleep(for: .milliseconds(5)) }
+        #expect(server.triggeredCount == 0, "the loop outlived its client")
+    }
+
+    /// Version 1 clients are answered in version 1; trigger needs version 2; 3 is refused.
+    @Test func versionOneIsStillServed() throws {
+        defer { server.stop() }
+        let client = try HapticServiceClient(socketPath: path)
+        var play = ServiceRequest(.play, version: 1)
+        play.feedback = "impact-light"
+        let reply = try client.send(play)
+        #expect(reply.outcome == "played" && reply.version == 1)
+        var trigger = ServiceRequest(.trigger, version: 1)
+        trigger.event = "button-pressed"
+        #expect(try client.send(trigger).error == .unsupportedVersion)
+        #expect(try client.send(ServiceRequest(.status, version: 3)).error == .unsupportedVersion)
     }
 }
