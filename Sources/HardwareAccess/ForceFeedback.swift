@@ -19,15 +19,16 @@ public struct ForceFeedbackEffect: Sendable, Equatable {
         case square, triangle, sine, sawUp, sawDown
     }
 
-    /// How the effect fades in and out (`struct ff_envelope`), levels 0...1 of the effect's own.
+    /// How the effect fades in and out (`struct ff_envelope`). The levels are absolute, as
+    /// input.h defines them (0 to 0x7fff, here 0...1), not fractions of the effect's level.
     public struct Envelope: Sendable, Equatable {
         /// How long the fade-in lasts.
         public var attackLength: Duration
-        /// Where the fade-in starts, 0...1 of the effect's level.
+        /// Where the fade-in starts: an absolute level, 0...1.
         public var attackLevel: Double
         /// How long the fade-out at the end lasts.
         public var fadeLength: Duration
-        /// Where the fade-out ends, 0...1 of the effect's level.
+        /// Where the fade-out ends: an absolute level, 0...1.
         public var fadeLevel: Double
 
         /// An envelope; the defaults change nothing.

@@ -102,6 +102,8 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
     static func effect(_ raw: clh_ff_effect) -> ForceFeedbackEffect? {
         let signed = { (value: Int32) in Double(value) / 32767 }
         let unsigned = { (value: Int32) in Double(UInt16(truncatingIfNeeded: value)) / 65535 }
+        // Envelope levels are absolute and top out at 0x7fff (input.h; ff-memless clamps them there).
+        let envelopeLevel = { (value: Int32) in Double(min(0x7FFF, UInt16(truncatingIfNeeded: value))) / 32767 }
         let kind: ForceFeedbackEffect.Kind
         switch Int32(raw.type) {
         case FF_RUMBLE:
@@ -128,8 +130,8 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
         if case .rumble = kind {
         } else {
             envelope = .init(
-                attackLength: milliseconds(raw.attack_length_ms), attackLevel: unsigned(raw.attack_level),
-                fadeLength: milliseconds(raw.fade_length_ms), fadeLevel: unsigned(raw.fade_level))
+                attackLength: milliseconds(raw.attack_length_ms), attackLevel: envelopeLevel(raw.attack_level),
+                fadeLength: milliseconds(raw.fade_length_ms), fadeLevel: envelopeLevel(raw.fade_level))
         }
         return ForceFeedbackEffect(
             id: Int(raw.id), kind: kind, length: milliseconds(raw.length_ms),

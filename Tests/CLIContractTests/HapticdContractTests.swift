@@ -56,7 +56,8 @@ import Testing
     /// the socket (`haptic play EVENT`).
     @Test func feedbackdEventNamesPlay() throws {
         let daemon = try startDaemon()
-        for event in ["key-pressed", "notification-new-generic", "camera-shutter", "message-new-instant"] {
+        // UI events first: a notification still playing would rightly keep a UI event from interrupting it.
+        for event in ["key-pressed", "camera-shutter", "notification-new-generic", "message-new-instant"] {
             let run = try haptic.run(["play", event, "--socket", socket, "--json"], environment: environment)
             #expect(run.status == 0 && run.json?["outcome"] as? String == "played", "\(event): \(run.stderr)")
         }

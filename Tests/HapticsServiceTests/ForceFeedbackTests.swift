@@ -72,20 +72,63 @@ final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendabl
 
     /// fftest's periodic sine: 0.5 magnitude, 100 ms period, 1 s attack and fade from 0.5, after a
     /// 1 s delay: silent for the delay, then pulsing ten times a second.
-    @Test func aPeriodicEffectPulsesWithItsEnvelopeAfterItsDelay() {
+    /// A periodic effect as ff-memless plays it on a vibrator: its magnitude through its envelope,
+    /// the envelope's levels absolute (an attack from 0.2 rises to 0.5; a fade to 0.8 rises too),
+    /// the waveform not rendered, nothing during the delay.
+    @Test func aPeriodicEffectFollowsItsEnvelopeInAbsoluteLevels() {
         let effect = ForceFeedbackEffect(
             id: 0, kind: .periodic(waveform: .sine, magnitude: 0.5, offset: 0, period: .milliseconds(100)),
             length: .seconds(4), delay: .seconds(1),
-            envelope: .init(attackLength: .seconds(1), attackLevel: 0.5, fadeLength: .seconds(1), fadeLevel: 0.5))
+            envelope: .init(attackLength: .seconds(1), attackLevel: 0.2, fadeLength: .seconds(1), fadeLevel: 0.8))
         let pattern = ForceFeedbackBridge.pattern(for: effect, gain: 1)
         #expect(abs(pattern.duration - 5) < 0.001)
-        #expect(pattern.events.allSatisfy { $0.time >= 1 }, "nothing during the delay")
-        // Pulsing: near-zero around each zero crossing, up to the magnitude at each peak.
-        let middle = pattern.events.filter { $0.time >= 2.5 && $0.time < 2.6 }.map(\.intensity)
-        #expect((middle.max() ?? 0) > 0.4 && (middle.min() ?? 1) < 0.35)
-        // The attack starts at half.
-        let first = pattern.events.filter { $0.time < 1.1 }.map(\.intensity).max() ?? 0
-        #expect(first < 0.3, "attack starts at half the level: \(first)")
+        #expect(pattern.events.allSatisfy { $0.time >= 1 - 1e-9 }, "nothing during the delay")
+        func level(at time: Double) -> Double { pattern.events.first { $0.time <= time && time < $0.time + $0.duration }?.intensity ?? 0 }
+        #expect(abs(level(at: 1.02) - 0.2075) < 0.01, "the attack starts at its absolute level: \(level(at: 1.02))")
+        #expect(abs(level(at: 1.52) - 0.3575) < 0.01, "halfway up: \(level(at: 1.52))")
+        let steady: [Double] = stride(from: 2.005, to: 4.0, by: 0.01).map { level(at: $0) }
+        #expect(steady.allSatisfy { abs($0 - 0.5) < 1e-6 }, "steady at the magnitude, not pulsing: \(steady.filter { abs($0 - 0.5) >= 1e-6 })")
+        #expect(abs(level(at: 4.98) - 0.797) < 0.01, "the fade ends at its absolute level, above the magnitude: \(level(at: 4.98))")
+    }
+
+    /// Two effects at once are added and clamped, the gain applied once; stopping one leaves the
+    /// other (SDL plays several at once and expects them summed).
+    @Test func playingEffectsAreAddedAndClamped() {
+        bridge.handle(.gain(0.5))
+        bridge.handle(.upload(ForceFeedbackEffect(id: 0, kind: .rumble(strong: 0.6, weak: 0), length: .seconds(2))))
+        bridge.handle(.upload(ForceFeedbackEffect(id: 1, kind: .periodic(waveform: .square, magnitude: 1, offset: 0, period: .milliseconds(50)), length: .seconds(2))))
+        bridge.handle(.upload(ForceFeedbackEffect(id: 2, kind: .rumble(strong: 1, weak: 0), length: .seconds(2))))
+        bridge.handle(.play(id: 0, count: 1))
+        rig.advance(.milliseconds(300))
+        let one = rig.chip.output.level(at: rig.clock.now)
+        bridge.handle(.play(id: 1, count: 1))
+        rig.advance(.milliseconds(300))
+        let two = rig.chip.output.level(at: rig.clock.now)
+        bridge.handle(.play(id: 2, count: 1))
+        rig.advance(.milliseconds(300))
+        let three = rig.chip.output.level(at: rig.clock.now)
+        bridge.handle(.stop(id: 2))
+        bridge.handle(.stop(id: 1))
+        rig.advance(.milliseconds(300))
+        let back = rig.chip.output.level(at: rig.clock.now)
+        #expect(abs(one - 0.3) < 0.05, "0.6 at half gain: \(one)")
+        #expect(abs(two - 0.8) < 0.05, "0.3 + 0.5: \(two)")
+        #expect(abs(three - 1) < 0.02, "0.3 + 0.5 + 0.5 clamped: \(three)")
+        #expect(abs(back - 0.3) < 0.05, "the first alone again: \(back)")
+        bridge.handle(.stop(id: 0))
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+    }
+
+    /// The combined rumble plays its strong motor's sum, or the weak one's when no strong is asked
+    /// (drv260x's rule for the rumble ff-memless hands it).
+    @Test func theStrongSumWinsOverTheWeak() {
+        var mixer = MemlessMixer()
+        mixer.play(ForceFeedbackEffect(id: 0, kind: .rumble(strong: 0, weak: 0.7), length: .seconds(1)), count: 1, at: .zero)
+        #expect(abs(mixer.level(at: .zero.advanced(by: .milliseconds(100))) - 0.7) < 1e-9)
+        mixer.play(ForceFeedbackEffect(id: 1, kind: .rumble(strong: 0.2, weak: 0), length: .seconds(1)), count: 1, at: .zero)
+        #expect(abs(mixer.level(at: .zero.advanced(by: .milliseconds(100))) - 0.2) < 1e-9)
+        #expect(mixer.level(at: .zero.advanced(by: .seconds(1))) == 0, "over at its length")
     }
 
     @Test func gainScalesAndAnInfiniteEffectIsCapped() {
