@@ -115,13 +115,14 @@ public struct ServiceArbiter: Sendable {
     /// Decides on a request of `importance` from `app` on connection `client` that would play for
     /// `length`, at `now`. On `.play` the request becomes what is playing. `profile` is the
     /// request's own hint (feedbackd's `profile`): it can make the request quieter, never louder.
+    /// `checksProfile` false leaves the profile out (a theme already chose by it).
     public mutating func admit(
         _ importance: Importance, app: String, client: Int, important: Bool = false,
-        length: Duration, now: ClockInstant, profile hint: FeedbackProfile? = nil
+        length: Duration, now: ClockInstant, profile hint: FeedbackProfile? = nil, checksProfile: Bool = true
     ) -> Verdict {
         let profile = min(effectiveProfile(for: app), hint ?? .full)
         let overrides = important && allowsImportant && importance >= .call
-        if profile < importance.quietestProfile && !overrides {
+        if checksProfile && profile < importance.quietestProfile && !overrides {
             let whose =
                 hint.map { $0 == profile } == true && profile < effectiveProfile(for: app)
                 ? "the request's profile hint"

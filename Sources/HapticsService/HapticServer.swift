@@ -27,6 +27,7 @@ public final class HapticServer: Sendable {
     let counts = Locked((played: 0, dropped: 0))
     let triggered = TriggeredFeedbacks()
     private let profileObservers = Locked<[@Sendable (FeedbackProfile) -> Void]>([])
+    private let theme = Locked<FeedbackdTheme?>(nil)
     private let daemonUID = getuid()
 
     /// A server for `engine`; nothing listens until `start(socketPath:)`.
@@ -97,6 +98,14 @@ public final class HapticServer: Sendable {
     /// Calls `observer` with the new global profile each time it changes, whoever changed it.
     public func observeGlobalProfile(_ observer: @escaping @Sendable (FeedbackProfile) -> Void) {
         profileObservers.withLock { $0.append(observer) }
+    }
+
+    /// The feedbackd theme in force, if any (`hapticd --theme`).
+    public var currentTheme: FeedbackdTheme? { theme.withLock { $0 } }
+
+    /// Puts `theme` in force (nil: the built-in event table only), from the next request on.
+    public func setTheme(_ theme: FeedbackdTheme?) {
+        self.theme.withLock { $0 = theme }
     }
 
     /// Clients connected now.
@@ -303,6 +312,8 @@ public final class HapticServer: Sendable {
 
     private struct RequestError: Error, CustomStringConvertible {
         var message: String
+        /// A valid request the profile (through the theme) silences: dropped, not refused.
+        var silenced = false
         var description: String { message }
     }
 
@@ -310,7 +321,9 @@ public final class HapticServer: Sendable {
     private func feedback(of request: ServiceRequest) throws(RequestError) -> (Feedback, Importance) {
         if let name = request.event {
             guard let (feedback, importance) = FeedbackdEvent.mapping(for: name) else {
-                throw RequestError(message: "unknown event '\(name)'; known: " + FeedbackdEvent.mappings.keys.sorted().joined(separator: ", "))
+                throw RequestError(
+                    message: "no feedback or event named '\(name)'; events: " + FeedbackdEvent.mappings.keys.sorted().joined(separator: ", ")
+                        + "; feedbacks: " + FeedbackKind.all.map(\.name).joined(separator: ", "))
             }
             return (feedback, request.importance ?? importance)
         }
@@ -335,7 +348,7 @@ public final class HapticServer: Sendable {
         case sequence([SequenceNote])
     }
 
-    private func playable(_ request: ServiceRequest) throws(RequestError) -> (Playable, Importance) {
+    private func playable(_ request: ServiceRequest, app: String) throws(RequestError) -> (Playable, Importance) {
         let importance = request.importance ?? .ui
         if let number = request.effect {
             guard let effect = Effect(rawValue: UInt8(clamping: number)), (1...123).contains(number) else {
@@ -372,6 +385,15 @@ public final class HapticServer: Sendable {
             }
             return (.sequence(notes), importance)
         }
+        // A feedbackd event the theme vibrates for plays the theme's pattern.
+        if let event = request.event, let theme = currentTheme, theme.events.contains(event) {
+            guard let (what, eventImportance, _) = eventFeedback(event, app: app, hint: nil, important: request.important ?? false),
+                case let .pattern(pattern) = what
+            else {
+                throw RequestError(message: "the theme \(theme.name) has no vibration for \(event) in \(app)'s profile or quieter", silenced: true)
+            }
+            return (.pattern(PatternRenderer().render(pattern), warnings: []), request.importance ?? eventImportance)
+        }
         let (feedback, eventImportance) = try feedback(of: request)
         let seconds = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0.05
         return (.feedback(feedback, seconds: seconds), eventImportance)
@@ -382,8 +404,12 @@ public final class HapticServer: Sendable {
         let item: Playable
         let importance: Importance
         do {
-            (item, importance) = try playable(request)
+            (item, importance) = try playable(request, app: client.app)
         } catch {
+            if error.silenced {
+                counts.withLock { $0.dropped += 1 }
+                return ServiceReply(id: nil, ok: false, outcome: "dropped", reason: error.message)
+            }
             return .failure(.badRequest, error.message)
         }
         let sequencePlayer: SequencePlayer?
@@ -403,10 +429,12 @@ public final class HapticServer: Sendable {
             seconds = player.duration
             sequencePlayer = player
         }
+        // A themed event's profile was the theme's to decide (the part it is in).
+        let themed = request.event.map { event in currentTheme?.events.contains(event) == true } ?? false
         let verdict = arbiter.withLock {
             $0.admit(
                 importance, app: client.app, client: client.id, important: request.important ?? false,
-                length: .secondsClamped(seconds), now: received)
+                length: .secondsClamped(seconds), now: received, checksProfile: !themed)
         }
         if case let .drop(reason) = verdict {
             counts.withLock { $0.dropped += 1 }

@@ -66,6 +66,12 @@ public enum FeedbackEndReason: Int32, Sendable, CaseIterable {
     }
 }
 
+/// What an event plays: one of the stack's feedbacks, or a theme's vibration.
+enum EventFeedback: Sendable {
+    case feedback(Feedback)
+    case pattern(HapticPattern)
+}
+
 /// The feedbacks started by `trigger` that have not ended yet.
 final class TriggeredFeedbacks: Sendable {
     struct Run: Sendable {
@@ -75,6 +81,8 @@ final class TriggeredFeedbacks: Sendable {
         var owner: String
         var ended: @Sendable (UInt32, FeedbackEndReason) -> Void
         var work: ScheduledWork?
+        /// The theme's pattern playing now, for a themed event.
+        var player: PatternPlayer?
     }
 
     let runs = Locked<[UInt32: Run]>([:])
@@ -103,12 +111,22 @@ extension HapticServer {
         let key = newClientID()
         let clock = engine.clock
         let received = clock.now
-        guard let (feedback, eventImportance) = FeedbackdEvent.mapping(for: trigger.event) else {
-            logger.info("hapticd: \(trigger.app) triggered unknown event '\(trigger.event)'")
+        guard let (what, eventImportance, themed) = eventFeedback(trigger.event, app: trigger.app, hint: trigger.profile, important: trigger.important) else {
+            logger.info("hapticd: \(trigger.app) triggered '\(trigger.event)', which nothing plays here (not a known event, or silenced by the theme)")
             counts.withLock { $0.dropped += 1 }
             return endAtOnce(id, owner: owner, key: key, ended: ended)
         }
-        let length = engine.plan(for: feedback)?.estimatedDuration ?? .milliseconds(50)
+        let rendered: RenderedPattern?
+        let length: Duration
+        switch what {
+        case let .feedback(feedback):
+            rendered = nil
+            length = engine.plan(for: feedback)?.estimatedDuration ?? .milliseconds(50)
+        case let .pattern(pattern):
+            let render = PatternRenderer().render(pattern)
+            rendered = render
+            length = .secondsClamped(render.playedSeconds)
+        }
         let repeats = trigger.timeout >= 0
         let deadline: ClockInstant? = trigger.timeout > 0 ? received.advanced(by: .seconds(trigger.timeout)) : nil
         // The arbiter holds the actuator for one play, the timeout, or (repeating until ended) an hour
@@ -116,9 +134,10 @@ extension HapticServer {
         let held: Duration = !repeats ? length : deadline.map { $0.duration(since: received) } ?? .seconds(3600)
         let verdict = arbiter.withLock { arbiter -> ServiceArbiter.Verdict in
             let hinted = trigger.profile.map { min($0, arbiter.effectiveProfile(for: trigger.app)) }
+            // A themed event's profile was the theme's to decide (the part it is in).
             return arbiter.admit(
                 eventImportance, app: trigger.app, client: key, important: trigger.important, length: held, now: received,
-                profile: hinted)
+                profile: hinted, checksProfile: !themed)
         }
         if case let .drop(reason) = verdict {
             logger.info("hapticd: \(trigger.event) for \(trigger.app) not played: \(reason)")
@@ -146,11 +165,19 @@ extension HapticServer {
                 self.finish(id, .natural, stopping: false)
                 return nil
             }
-            if case let .dropped(reason) = self.engine.play(feedback) {
-                self.logger.info("hapticd: \(trigger.event) for \(trigger.app): \(reason)")
-                self.counts.withLock { $0.dropped += 1 }
-                self.finish(id, count == 0 ? .notFound : .natural, stopping: false)
-                return nil
+            switch what {
+            case let .feedback(feedback):
+                if case let .dropped(reason) = self.engine.play(feedback) {
+                    self.logger.info("hapticd: \(trigger.event) for \(trigger.app): \(reason)")
+                    self.counts.withLock { $0.dropped += 1 }
+                    self.finish(id, count == 0 ? .notFound : .natural, stopping: false)
+                    return nil
+                }
+            case .pattern:
+                guard let rendered else { return nil }
+                let player = PatternPlayer(engine: self.engine, pattern: rendered)
+                self.triggered.runs.withLock { $0[id]?.player = player }
+                player.start()
             }
             if count == 0 { self.counts.withLock { $0.played += 1 } }
             plays.withLock { $0 += 1 }
@@ -188,6 +215,7 @@ extension HapticServer {
     func finish(_ id: UInt32, _ reason: FeedbackEndReason, stopping stops: Bool) -> Bool {
         guard let run = triggered.remove(id) else { return false }
         run.work?.cancel()
+        run.player?.cancel()
         let held = arbiter.withLock { arbiter -> Bool in
             let held = arbiter.playing?.client == run.arbiterKey
             if held { arbiter.ended(client: run.arbiterKey) }
@@ -196,6 +224,28 @@ extension HapticServer {
         if stops && held { engine.stop() }
         run.ended(id, reason)
         return true
+    }
+
+    /// What event `event` plays for `app` with profile hint `hint`: the theme's vibration at the
+    /// effective profile (its part decides, `themed` true), else the built-in feedback; its
+    /// importance from the built-in table (a theme's own `x-` events: notification). Nil when
+    /// nothing plays it: unknown, or the theme has it only in louder parts (an `important`
+    /// alarm or call then plays the loudest part's, where the daemon allows it).
+    func eventFeedback(
+        _ event: String, app: String, hint: FeedbackProfile?, important: Bool
+    ) -> (EventFeedback, Importance, themed: Bool)? {
+        let mapping = FeedbackdEvent.mapping(for: event)
+        let importance = mapping?.importance ?? .notification
+        let (profile, allowsImportant) = arbiter.withLock { (min($0.effectiveProfile(for: app), hint ?? .full), $0.allowsImportant) }
+        if let theme = currentTheme, theme.events.contains(event) {
+            if let pattern = theme.vibration(for: event, profile: profile) { return (.pattern(pattern), importance, true) }
+            if important && allowsImportant && importance >= .call, let pattern = theme.vibration(for: event, profile: .full) {
+                return (.pattern(pattern), importance, true)
+            }
+            return nil
+        }
+        guard let mapping else { return nil }
+        return (.feedback(mapping.feedback), importance, false)
     }
 
     /// An id whose feedback never started: its end is reported on the clock's next step, after

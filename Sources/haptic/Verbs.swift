@@ -141,17 +141,18 @@ struct Play: ParsableCommand {
                 throw CLIError("--intensity must be between 0 and 1, not \(intensity)", exitCode: CLIError.usage)
             }
             if let repeatFor {
-                guard let socket = global.serviceSocket, FeedbackdEvent.mappings[feedback] != nil else {
-                    throw CLIError("--repeat-for needs --socket and one of feedbackd's event names (e.g. phone-incoming-call)", exitCode: CLIError.usage)
+                guard let socket = global.serviceSocket, Feedback(name: feedback) == nil else {
+                    throw CLIError("--repeat-for needs --socket and an event name (e.g. phone-incoming-call), not a feedback's", exitCode: CLIError.usage)
                 }
                 guard repeatFor >= 0 else { throw CLIError("--repeat-for is 0 (until Ctrl-C) or seconds, not \(repeatFor)", exitCode: CLIError.usage) }
                 try ServiceCall.trigger(global, socket: socket, event: feedback, timeout: repeatFor, service: service)
                 return
             }
             if let socket = global.serviceSocket {
-                // Through hapticd: a feedback by name, or one of feedbackd's event names.
+                // Through hapticd: a feedback by name, or an event name (feedbackd's, or the daemon's
+                // theme's own), which the daemon resolves.
                 var request = ServiceRequest(.play)
-                if Feedback(name: feedback) != nil || FeedbackdEvent.mappings[feedback] == nil {
+                if Feedback(name: feedback) != nil {
                     request.feedback = feedback
                     request.intensity = intensity
                 } else {

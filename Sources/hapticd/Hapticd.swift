@@ -52,11 +52,21 @@ struct Hapticd: AsyncParsableCommand {
             "Also serve feedbackd's D-Bus API (org.sigxcpu.Feedback) on this bus, for libfeedback's clients.",
             discussion: "The system bus needs Scripts/org.sigxcpu.Feedback.conf in /usr/share/dbus-1/system.d."))
     var dbus: DBusBusKind?
+    @Option(
+        help: ArgumentHelp(
+            "A feedbackd theme (JSON) deciding what each event vibrates, per profile; SIGHUP reloads it.",
+            valueName: "file"))
+    var theme: String?
 
     func run() async throws {
         // Signals are taken by the service group through libdispatch, which needs them blocked in
         // every thread: block them before the engine's and the server's threads exist.
         ExitGuard.blockTerminationSignals()
+        // SIGHUP reloads the theme, taken through libdispatch like the others: blocked in every thread.
+        var hangUp = sigset_t()
+        sigemptyset(&hangUp)
+        sigaddset(&hangUp, SIGHUP)
+        pthread_sigmask(SIG_BLOCK, &hangUp, nil)
         // Priorities the journal understands when systemd runs it; plain lines otherwise.
         LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
         var logger = Logger(label: "hapticd")
@@ -92,6 +102,17 @@ struct Hapticd: AsyncParsableCommand {
                 }
             }
             server = HapticServer(engine: opened.engine, device: device, options: options, globalProfile: profile, logger: logger)
+            if let theme {
+                do {
+                    let loaded = try FeedbackdTheme.load(theme)
+                    server.setTheme(loaded)
+                    logger.info("hapticd: \(Self.summary(of: loaded, file: theme))")
+                } catch {
+                    _ = opened.engine.shutdown()
+                    FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
+                    throw ExitCode(78)
+                }
+            }
             try FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             if forceFeedback {
                 let device = try UInputForceFeedbackDevice()
@@ -117,6 +138,23 @@ struct Hapticd: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
             throw ExitCode(78)
         }
+        // SIGHUP: the theme read again; a theme that no longer loads leaves the old one in force.
+        let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        reload.setEventHandler { [theme, server, logger] in
+            guard let theme else {
+                logger.info("hapticd: SIGHUP: no --theme to reload")
+                return
+            }
+            do {
+                let loaded = try FeedbackdTheme.load(theme)
+                server.setTheme(loaded)
+                logger.info("hapticd: reloaded \(Self.summary(of: loaded, file: theme))")
+            } catch {
+                logger.error("hapticd: SIGHUP: \(error); the previous theme stays in force")
+            }
+        }
+        reload.resume()
+        defer { reload.cancel() }
         let group = ServiceGroup(
             configuration: .init(
                 services: [
@@ -132,6 +170,15 @@ struct Hapticd: AsyncParsableCommand {
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))
         if !stopped { throw ExitCode(1) }
+    }
+}
+
+extension Hapticd {
+    /// One line on a loaded theme: its name, its events per part, what it leaves out.
+    static func summary(of theme: FeedbackdTheme, file: String) -> String {
+        let parts = FeedbackProfile.allCases.map { "\($0.rawValue) \(theme.vibrations[$0]?.count ?? 0)" }.joined(separator: ", ")
+        return "theme \(theme.name) from \(file): vibrations for \(parts) event(s)"
+            + (theme.skipped.isEmpty ? "" : "; not played here: \(theme.skipped.count) sound or LED entr\(theme.skipped.count == 1 ? "y" : "ies")")
     }
 }
 

@@ -65,7 +65,7 @@ import Testing
     }
 
     /// `--repeat-for`: a ringing event repeated for its seconds through protocol version 2, its
-    /// end told as expired; an unknown event is a usage error.
+    /// end told as expired; a feedback's name is a usage error, an event nothing plays is not played (75).
     @Test func anEventRepeatsForItsSeconds() throws {
         let daemon = try startDaemon()
         let run = try haptic.run(["play", "phone-incoming-call", "--socket", socket, "--repeat-for", "1", "--json"], environment: environment)
@@ -73,8 +73,38 @@ import Testing
         #expect(run.json?["ended"] as? String == "expired", "\(run.stdout)")
         let seconds = run.json?["playedSeconds"] as? Double ?? 0
         #expect(seconds >= 0.95 && seconds < 5, "repeated for \(seconds) s")
-        #expect(try haptic.run(["play", "x-no-such", "--socket", socket, "--repeat-for", "1"], environment: environment).status == 64)
+        #expect(try haptic.run(["play", "success", "--socket", socket, "--repeat-for", "1"], environment: environment).status == 64)
+        let unknown = try haptic.run(["play", "x-no-such", "--socket", socket, "--repeat-for", "1"], environment: environment)
+        #expect(unknown.status == 75 && unknown.stderr.contains("x-no-such was not played"), "\(unknown.stderr)")
         try stopDaemon(daemon)
+    }
+
+    /// `--theme`: a feedbackd theme's own event plays; SIGHUP reloads the file (the event gone,
+    /// then a broken file keeping the last good theme); a theme that does not load stops start-up
+    /// with exit 78 naming it.
+    @Test func aThemeIsLoadedAndReloadedOnSIGHUP() throws {
+        let theme = scratch.file("theme.json")
+        let doorbell = """
+            {"name": "door", "profiles": [{"name": "full", "feedbacks": [
+              {"event-name": "x-doorbell", "type": "VibraPattern", "magnitudes": [1, 0, 1], "durations": [80, 60, 80]}]}]}
+            """
+        try doorbell.write(toFile: theme, atomically: true, encoding: .utf8)
+        let daemon = try hapticd.start(["--simulate", "--socket", socket, "--theme", theme], environment: environment)
+        try daemon.waitUntil("the socket \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        try daemon.waitUntil("the theme's line") { daemon.standardError.contains("theme door from \(theme): vibrations for full 1") }
+        let played = try haptic.run(["play", "x-doorbell", "--socket", socket, "--json"], environment: environment)
+        #expect(played.status == 0 && played.json?["outcome"] as? String == "played", "\(played.stderr)")
+        try #"{"name": "plain", "profiles": []}"#.write(toFile: theme, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        try daemon.waitUntil("the theme reloaded") { daemon.standardError.contains("reloaded theme plain") }
+        let gone = try haptic.run(["play", "x-doorbell", "--socket", socket], environment: environment)
+        #expect(gone.status == 65 && gone.stderr.contains("no feedback or event named 'x-doorbell'"), "\(gone.stderr)")
+        try "{ broken".write(toFile: theme, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        try daemon.waitUntil("the broken theme refused") { daemon.standardError.contains("the previous theme stays in force") }
+        try stopDaemon(daemon)
+        let refused = try hapticd.run(["--simulate", "--socket", scratch.file("second.sock"), "--theme", theme], environment: environment)
+        #expect(refused.status == 78 && refused.stderr.contains(theme) && refused.stderr.contains("not JSON"), "\(refused.stderr)")
     }
 
     /// Junk, an oversized length and half-open clients: each gets its answer or is closed, and the
