@@ -32,19 +32,33 @@ extension HapticBench {
         var request = ServiceRequest(.play)
         request.feedback = "impact-heavy"
 
+        // Three paths to the same GO write, interleaved: the engine called directly, the server's
+        // request handling called directly (what the daemon adds besides the socket), and a client
+        // on the socket.
         var inProcess: [Double] = []
+        var handled: [Double] = []
         var throughSocket: [Double] = []
+        let caller = HapticServer.Client(id: 0, app: "haptic-bench", uid: getuid())
         for _ in 0..<300 {
-            for socket in [false, true] {
+            for path in 0..<3 {
                 lastGo.withLock { $0 = nil }
                 let start = SystemClock.shared.now
-                if socket { _ = try client.send(request) } else { engine.play(.impact(.heavy)) }
+                switch path {
+                case 0: engine.play(.impact(.heavy))
+                case 1: _ = server.handle(request, from: caller)
+                default: _ = try client.send(request)
+                }
                 guard let go = lastGo.withLock({ $0 }) else { continue }
                 let microseconds = go.duration(since: start).secondsDouble * 1e6
-                if socket { throughSocket.append(microseconds) } else { inProcess.append(microseconds) }
+                switch path {
+                case 0: inProcess.append(microseconds)
+                case 1: handled.append(microseconds)
+                default: throughSocket.append(microseconds)
+                }
                 engine.waitUntilIdle(timeout: .seconds(1))
             }
         }
+        let breakdown = try measureSocketBreakdown(request)
 
         // 20 clients at once.
         let deadline = SystemClock.shared.now.advanced(by: .secondsClamped(serviceSeconds))
@@ -77,11 +91,71 @@ extension HapticBench {
         let (sent, played, dropped, failed, finished) = totals.withLock { $0 }
         return [
             "inProcess": percentileFigures(&inProcess),
+            "handledInProcess": percentileFigures(&handled),
             "socket": percentileFigures(&throughSocket),
+            "breakdown": breakdown,
             "concurrent": [
                 "clients": 20, "seconds": serviceSeconds, "requests": sent, "played": played, "dropped": dropped,
                 "unanswered": failed, "clientsFinished": finished, "stuck": stuck
             ]
+        ]
+    }
+
+    /// Where the socket's time goes besides the daemon's own work: the JSON of a request and of a
+    /// reply (median µs of 2000 each), and the floor any socket round trip pays on this machine: a
+    /// thread asleep in `poll` on a Unix socket woken by one byte, from the write to its wake-up
+    /// (median and p99 of 300, the same sleep the daemon's client thread is in between requests).
+    func measureSocketBreakdown(_ request: ServiceRequest) throws -> [String: Any] {
+        func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+            var times: [Double] = []
+            for _ in 0..<runs {
+                let start = SystemClock.shared.now
+                try body()
+                times.append(SystemClock.shared.now.duration(since: start).secondsDouble * 1e6)
+            }
+            times.sort()
+            return times[times.count / 2]
+        }
+        let frame = try ServiceFrame.encode(request)
+        let payload = Array(frame[4...])
+        let reply = try ServiceFrame.encode(ServiceReply(id: nil, ok: true, outcome: "played"))
+        let encode = try median(2000) { _ = try ServiceFrame.encode(request) }
+        let decode = try median(2000) { _ = try ServiceFrame.decode(ServiceRequest.self, from: payload) }
+        let replyDecode = try median(2000) { _ = try ServiceFrame.decode(ServiceReply.self, from: Array(reply[4...])) }
+
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return [:] }
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let woken = Locked<[Double]>([])
+        let sent = Locked<ClockInstant>(.zero)
+        let done = DispatchSemaphore(value: 0)
+        let sleeper = Thread { [ends] in
+            var byte: UInt8 = 0
+            for _ in 0..<300 {
+                var entry = pollfd(fd: ends[1], events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, 2000) > 0 else { break }
+                let now = SystemClock.shared.now
+                _ = recv(ends[1], &byte, 1, 0)
+                woken.withLock { $0.append(now.duration(since: sent.withLock { $0 }).secondsDouble * 1e6) }
+                done.signal()
+            }
+        }
+        sleeper.start()
+        var byte: UInt8 = 1
+        for _ in 0..<300 {
+            // Asleep in poll before the byte is sent, as the daemon's thread is between requests.
+            SystemClock.shared.sleep(for: .milliseconds(2))
+            sent.withLock { $0 = SystemClock.shared.now }
+            _ = send(ends[0], &byte, 1, 0)
+            guard done.wait(timeout: .now() + 2) == .success else { break }
+        }
+        var wakes = woken.withLock { $0 }
+        return [
+            "requestEncodeMicroseconds": encode, "requestDecodeMicroseconds": decode, "replyDecodeMicroseconds": replyDecode,
+            "socketWake": percentileFigures(&wakes)
         ]
     }
 }

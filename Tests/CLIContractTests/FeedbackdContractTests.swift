@@ -27,7 +27,7 @@ struct FeedbackdContractTests {
     let scratch: ScratchFolder
     let socket: String
     let environment: [String: String]
-    let bus: Running
+    let bus: PrivateBus
     let client = Program.packageRoot.appendingPathComponent("Tests/Clients/libfeedback-client.py").path
 
     init() throws {
@@ -35,11 +35,8 @@ struct FeedbackdContractTests {
         hapticd = try Program("hapticd")
         scratch = try ScratchFolder()
         socket = scratch.file("hapticd.sock")
-        // A session bus of the test's own: its address is the first line the daemon prints.
-        let bus = try Program(executable: "/usr/bin/dbus-daemon").start(["--session", "--nofork", "--nopidfile", "--print-address=1"])
-        try bus.waitUntil("the bus's address") { bus.standardOutput.contains("\n") }
-        self.bus = bus
-        let address = String(bus.standardOutput.prefix { $0 != "\n" })
+        bus = try PrivateBus(["--session"])
+        let address = bus.address
         environment = [
             "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": "",
             "DBUS_SESSION_BUS_ADDRESS": address
@@ -57,8 +54,6 @@ struct FeedbackdContractTests {
         daemon.signal(SIGTERM)
         let run = try daemon.wait(deadline: .seconds(10))
         #expect(run.status == 0, "hapticd exited \(run.status): \(run.stderr)")
-        bus.signal(SIGTERM)
-        _ = try? bus.wait(deadline: .seconds(5))
         return run
     }
 
@@ -142,12 +137,7 @@ struct FeedbackdContractTests {
           <include>\(policy)</include>
         </busconfig>
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let systemBus = try Program(executable: "/usr/bin/dbus-daemon").start(["--config-file=" + config, "--nofork", "--nopidfile", "--print-address=1"])
-        defer {
-            systemBus.signal(SIGTERM)
-            _ = try? systemBus.wait(deadline: .seconds(5))
-        }
-        try systemBus.waitUntil("the system bus's address") { systemBus.standardOutput.contains("\n") }
+        let systemBus = try PrivateBus(["--config-file=" + config])
         var environment = environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
         let daemon = try hapticd.start(["--simulate", "--socket", socket, "--dbus", "system"], environment: environment)
@@ -175,6 +165,7 @@ struct FeedbackdContractTests {
         #expect(call.status == 0, "\(call.stderr)")
         let words = call.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect(words.count == 2 && UInt32(words[0]).map { $0 > 0 } == true && words[1] == "full", "\(call.stdout)")
+        _ = systemBus
         daemon.signal(SIGTERM)
         #expect(try daemon.wait(deadline: .seconds(10)).status == 0)
     }
@@ -188,5 +179,25 @@ struct FeedbackdContractTests {
         #expect(second.stderr.contains("org.sigxcpu.Feedback") && second.stderr.contains("another program owns it"), "\(second.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("second.sock")), "the refused daemon left its socket")
         _ = try stop(daemon)
+    }
+}
+
+/// A `dbus-daemon` of the test's own, stopped when the value goes away (whatever the test did), so
+/// no bus outlives its test.
+final class PrivateBus {
+    let daemon: Running
+    /// Its address, the first line it prints.
+    let address: String
+
+    init(_ arguments: [String]) throws {
+        let daemon = try Program(executable: "/usr/bin/dbus-daemon").start(arguments + ["--nofork", "--nopidfile", "--print-address=1"])
+        try daemon.waitUntil("the bus's address") { daemon.standardOutput.contains("\n") }
+        self.daemon = daemon
+        address = String(daemon.standardOutput.prefix { $0 != "\n" })
+    }
+
+    deinit {
+        daemon.signal(SIGTERM)
+        _ = try? daemon.wait(deadline: .seconds(5))
     }
 }

@@ -199,6 +199,14 @@ if [ -x /opt/haptics/fftest ] && [ -x /opt/haptics/hapticd ] && [ -e /dev/uinput
         grep -q "Uploading effect #5.*OK" /tmp/fftest.log || fail "force feedback: fftest could not upload its rumble"
         grep -q "force feedback: effect .* playing" /tmp/hapticd.log || fail "force feedback: hapticd played nothing"
         echo "HIL-FORCE-FEEDBACK: force feedback: fftest on /dev/input/$event uploaded $uploaded effects; its rumble kept the emulated chip driving for $(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.2f", a - b }') s, then standby"
+        # ff-mix's session (two effects at once) on hapticd's device, the drive recorded by the
+        # fixture, for HIL-FF-MEMLESS below.
+        if [ -x /opt/haptics/ff-mix ]; then
+            echo 1 > /sys/module/i2c_drv2605_sim/parameters/drive_timeline
+            ff-mix "/dev/input/$event" > /tmp/ff-mix-hapticd.log 2>&1 || cat /tmp/ff-mix-hapticd.log
+            sleep 0.3
+            cat /sys/module/i2c_drv2605_sim/parameters/drive_timeline > /tmp/timeline-hapticd.txt
+        fi
     fi
     kill -TERM $daemon
     wait $daemon
@@ -287,6 +295,13 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         # drv260x writes RATED_VOLTAGE (2.0 V: 0x5b) and OD_CLAMP before it leaves standby.
         standby_note="kept"
         [ "$rated" = "3e" ] && standby_note="ignored: written in standby"
+        # ff-mix's session on drv260x (ff-memless in the kernel), for HIL-FF-MEMLESS below.
+        if [ -x /opt/haptics/ff-mix ]; then
+            echo 1 > $P/drive_timeline
+            ff-mix "/dev/input/$event" > /tmp/ff-mix-drv260x.log 2>&1 || cat /tmp/ff-mix-drv260x.log
+            sleep 0.3
+            cat $P/drive_timeline > /tmp/timeline-drv260x.txt
+        fi
         echo "HIL-DRV260X: drv260x: probed and calibrated on the fixture (STATUS $status, A_CAL_COMP 0x$comp, A_CAL_BEMF 0x$bemf, FEEDBACK 0x$feedback, LRA_PERIOD 0x$period; its RATED_VOLTAGE 0x$rated and OD_CLAMP 0x$clamp $standby_note); an FF_RUMBLE of 0xc0c0 reached RTP as $peak in $writes writes; a 0x8000 rumble reached it as $truncated (this drv260x sends the 16-bit magnitude's $([ "$truncated" = 0 ] && echo "low byte: fftest's rumbles arrive as 0" || echo "high byte"))"
     fi
     echo 0 > $P/attach_drv260x
@@ -335,6 +350,59 @@ streamed=$(( $(cat $P/rtp_writes) - before ))
 echo "HIL-DRV2604L: the fixture as a DRV2604L (probe: $part): $played of 6 played as real-time streams (success, impact-heavy, selection, warning; a sequence with effect 47; an AHAP pattern), $streamed RTP writes, RTP left at $(cat $P/rtp_level)"
 echo -1 > $P/part
 echo 1 > $P/fresh_chip
+
+step "force feedback as ff-memless plays it (HIL-FF-MEMLESS)"
+# The same client session (ff-mix: 75 % gain, a rumble, and 200 ms in a periodic effect, both for
+# 600 ms) played by Linux's drv260x through ff-memless and by hapticd's uinput device. Each drive
+# timeline is sampled every 10 ms for 1 s from the session's start and scaled by its own peak
+# (drv260x sends a byte of the magnitude, hapticd its own encoding); the similarity is 1 minus
+# the mean difference. Both must also show the two effects added: the level with both playing
+# twice the level of the rumble alone.
+compare_timelines() {
+    awk -v start_a="$1" -v start_b="$2" '
+        FNR == 1 { file++ }
+        { t[file, ++n[file]] = $1; v[file, n[file]] = $2 }
+        function level(f, at,   i, value) {
+            value = 0
+            for (i = 1; i <= n[f]; i++) { if (t[f, i] <= at) value = v[f, i]; else break }
+            return value < 0 ? -value : value
+        }
+        function median(list, count,   i, j, swap) {
+            for (i = 1; i <= count; i++) for (j = i + 1; j <= count; j++) if (list[j] < list[i]) { swap = list[i]; list[i] = list[j]; list[j] = swap }
+            return count ? list[int((count + 1) / 2)] : 0
+        }
+        END {
+            for (f = 1; f <= 2; f++) {
+                start = f == 1 ? start_a : start_b; peak[f] = 0; onset[f] = -1
+                for (k = 0; k < 100; k++) {
+                    s[f, k] = level(f, start + k * 10000000)
+                    if (s[f, k] > peak[f]) peak[f] = s[f, k]
+                    if (onset[f] < 0 && s[f, k] > 0) onset[f] = k * 10
+                }
+                one = 0; both = 0
+                for (k = 5; k <= 18; k++) { a[++one] = s[f, k] }
+                for (k = 30; k <= 55; k++) { b[++both] = s[f, k] }
+                ratio[f] = median(a, one) > 0 ? median(b, both) / median(a, one) : 0
+            }
+            total = 0
+            for (k = 0; k < 100; k++) {
+                x = peak[1] > 0 ? s[1, k] / peak[1] : 0; y = peak[2] > 0 ? s[2, k] / peak[2] : 0
+                total += (x > y ? x - y : y - x)
+            }
+            printf "%.3f %.2f %.2f %d %d %d %d\n", 1 - total / 100, ratio[1], ratio[2], onset[1], onset[2], peak[1], peak[2]
+        }' /tmp/timeline-drv260x.txt /tmp/timeline-hapticd.txt
+}
+if [ -s /tmp/timeline-drv260x.txt ] && [ -s /tmp/timeline-hapticd.txt ]; then
+    kernel_start=$(sed -n 's/^ff-mix: start //p' /tmp/ff-mix-drv260x.log)
+    ours_start=$(sed -n 's/^ff-mix: start //p' /tmp/ff-mix-hapticd.log)
+    set -- $(compare_timelines "$kernel_start" "$ours_start")
+    similarity=$1 kernel_ratio=$2 ours_ratio=$3
+    echo "HIL-FF-MEMLESS: ff-mix's two overlapping effects, drv260x (ff-memless) against hapticd: similarity $similarity (bound 0.80); level with both effects over the rumble alone: drv260x $kernel_ratio, hapticd $ours_ratio; onset drv260x $4 ms, hapticd $5 ms; peaks $6 and $7 permille"
+    awk -v s="$similarity" 'BEGIN { exit !(s >= 0.80) }' || { cat /tmp/timeline-drv260x.txt /tmp/timeline-hapticd.txt | head -60; fail "force feedback differs from ff-memless (similarity $similarity)"; }
+    awk -v r="$ours_ratio" 'BEGIN { exit !(r >= 1.6 && r <= 2.4) }' || fail "hapticd did not add the two effects (ratio $ours_ratio)"
+else
+    echo "HIL-FF-MEMLESS: skipped: no ff-mix timelines from both drivers in this image"
+fi
 
 step "Adafruit's CircuitPython DRV2605 library"
 python=$(ls /opt/haptics/python3* 2>/dev/null | head -1)

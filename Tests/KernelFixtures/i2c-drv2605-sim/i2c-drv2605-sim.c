@@ -20,6 +20,10 @@
  *   rtp_peak         read-only: the largest RTP value driven since the last fresh_chip
  *   drive_onsets     read-only: CLOCK_MONOTONIC nanoseconds of each drive onset (a GO that
  *                    starts a sequence, an RTP value rising from 0), the last 64; write to clear
+ *   drive_timeline   read-only: "NS PERMILLE" for each change of the real-time drive: RTP_INPUT
+ *                    read as the chip reads it (DATA_FORMAT_RTP, BIDIR_INPUT, the loop), in
+ *                    thousandths of full scale, while the chip is out of standby in real-time
+ *                    playback mode, else 0; ns on CLOCK_MONOTONIC, the last 512; write to clear
  *   registers        read-only: registers 0x00-0x22 in hex, brought up to now (reading it clears nothing)
  *   attach_drv260x   writing 1 instantiates the kernel's drv260x driver on the chip (an I2C client
  *                    "drv2605l" with the device properties its probe needs: LRA mode, LRA library,
@@ -131,6 +135,35 @@ static int drive_onsets_set(const char *value, const struct kernel_param *kp)
 static const struct kernel_param_ops drive_onsets_ops = { .get = drive_onsets_get, .set = drive_onsets_set };
 module_param_cb(drive_onsets, &drive_onsets_ops, NULL, 0644);
 MODULE_PARM_DESC(drive_onsets, "CLOCK_MONOTONIC ns of each drive onset (GO of a sequence, RTP rising from 0); write to clear");
+
+/* The real-time drive as it changes, for comparing two drivers' timelines of one client's effects. */
+#define TIMELINE_SLOTS 512
+static u64 timeline_ns[TIMELINE_SLOTS];
+static int timeline_level[TIMELINE_SLOTS];
+static unsigned int timeline_count;
+static int timeline_last = -1;
+
+static int drive_timeline_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned int index, first = timeline_count > TIMELINE_SLOTS ? timeline_count - TIMELINE_SLOTS : 0;
+	int length = 0;
+
+	for (index = first; index < timeline_count && length < PAGE_SIZE - 32; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%llu %d\n",
+				    timeline_ns[index % TIMELINE_SLOTS], timeline_level[index % TIMELINE_SLOTS]);
+	return length;
+}
+
+static int drive_timeline_set(const char *value, const struct kernel_param *kp)
+{
+	timeline_count = 0;
+	timeline_last = -1;
+	return 0;
+}
+
+static const struct kernel_param_ops drive_timeline_ops = { .get = drive_timeline_get, .set = drive_timeline_set };
+module_param_cb(drive_timeline, &drive_timeline_ops, NULL, 0644);
+MODULE_PARM_DESC(drive_timeline, "NS PERMILLE of each change of the real-time drive; write to clear");
 
 static bool actuator_moves(void) { return actuator == 0; }
 static bool is_lra_mode(struct drv_sim *sim) { return sim->regs[REG_FEEDBACK] & 0x80; }
@@ -342,6 +375,44 @@ static void advance(struct drv_sim *sim)
 		finish(sim);
 }
 
+/*
+ * RTP_INPUT as the chip reads it, in thousandths of full scale (the project's chip model's
+ * realTimeDrive, written again here so the two can be compared): closed loop without BIDIR_INPUT
+ * spans 0...full over the whole byte; otherwise the byte is signed around zero (offset by 128 when
+ * unsigned), negative only in open loop.
+ */
+static int real_time_permille(struct drv_sim *sim)
+{
+	u8 input = sim->regs[REG_RTP];
+	bool is_unsigned = sim->regs[REG_CONTROL3] & 0x08;
+	bool lra = sim->regs[REG_FEEDBACK] & 0x80;
+	bool open_loop = sim->regs[REG_CONTROL3] & (lra ? 0x01 : 0x20);
+	bool bidirectional = sim->regs[0x1C] & 0x80;
+	int value;
+
+	if (!open_loop && !bidirectional)
+		return is_unsigned ? input * 1000 / 255 : ((int)(s8)input + 128) * 1000 / 255;
+	value = is_unsigned ? ((int)input - 128) * 1000 / 127 : (int)(s8)input * 1000 / 127;
+	if (value > 1000)
+		value = 1000;
+	if (value < (open_loop ? -1000 : 0))
+		value = open_loop ? -1000 : 0;
+	return value;
+}
+
+/* Records the real-time drive when a write changed it. */
+static void note_drive(struct drv_sim *sim)
+{
+	int level = (mode_of(sim) == 5 && !in_standby(sim)) ? real_time_permille(sim) : 0;
+
+	if (level == timeline_last)
+		return;
+	timeline_last = level;
+	timeline_ns[timeline_count % TIMELINE_SLOTS] = ktime_get_ns();
+	timeline_level[timeline_count % TIMELINE_SLOTS] = level;
+	timeline_count++;
+}
+
 static void drive_real_time(struct drv_sim *sim)
 {
 	if (mode_of(sim) != 5 || in_standby(sim) || actuator == 1)
@@ -441,6 +512,7 @@ static int drv_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int c
 			sim->pointer = msg->buf[0];
 			for (byte = 1; byte < msg->len; byte++)
 				write_register(sim, sim->pointer++, msg->buf[byte]);
+			note_drive(sim);
 		}
 	}
 	spin_unlock_irqrestore(&sim->lock, flags);
