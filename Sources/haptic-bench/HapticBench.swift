@@ -239,15 +239,16 @@ struct HapticBench: ParsableCommand {
                     "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs",
                 inProcess["medianMicroseconds"] ?? 0, inProcess["p99Microseconds"] ?? 0, socket["medianMicroseconds"] ?? 0, socket["p99Microseconds"] ?? 0))
         if let handled = service["handledInProcess"] as? [String: Double], let breakdown = service["breakdown"] as? [String: Any],
-            let wake = breakdown["socketWake"] as? [String: Double]
+            let wake = breakdown["socketWakeAfter2ms"] as? [String: Double], let idle = breakdown["socketWakeAfter40ms"] as? [String: Double]
         {
             print(
                 String(
                     format:
-                        "  where the socket's time goes: the daemon's request handling called in-process median %.1f µs (the engine alone %.1f); a request's JSON %.1f µs to encode, %.1f µs to decode, a reply's %.1f µs to decode; a thread asleep in poll woken by a Unix socket median %.1f µs, p99 %.1f µs (the floor of any socket round trip here)",
+                        "  where the socket's time goes: the daemon's request handling called in-process median %.1f µs (the engine alone %.1f); a request's JSON %.1f µs to encode, %.1f µs to decode, a reply's %.1f µs to decode; a thread asleep in poll woken by a Unix socket median %.1f µs, p99 %.1f µs 2 ms after its last wake-up, median %.1f µs, p99 %.1f µs 40 ms after (the floor of any socket round trip here; the bench's requests come 40 ms or more apart)",
                     handled["medianMicroseconds"] ?? 0, inProcess["medianMicroseconds"] ?? 0,
                     breakdown["requestEncodeMicroseconds"] as? Double ?? 0, breakdown["requestDecodeMicroseconds"] as? Double ?? 0,
-                    breakdown["replyDecodeMicroseconds"] as? Double ?? 0, wake["medianMicroseconds"] ?? 0, wake["p99Microseconds"] ?? 0))
+                    breakdown["replyDecodeMicroseconds"] as? Double ?? 0, wake["medianMicroseconds"] ?? 0, wake["p99Microseconds"] ?? 0,
+                    idle["medianMicroseconds"] ?? 0, idle["p99Microseconds"] ?? 0))
         }
         print(
             "hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)"

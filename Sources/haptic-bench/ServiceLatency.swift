@@ -103,8 +103,8 @@ extension HapticBench {
 
     /// Where the socket's time goes besides the daemon's own work: the JSON of a request and of a
     /// reply (median µs of 2000 each), and the floor any socket round trip pays on this machine: a
-    /// thread asleep in `poll` on a Unix socket woken by one byte, from the write to its wake-up
-    /// (median and p99 of 300, the same sleep the daemon's client thread is in between requests).
+    /// thread asleep in `poll` on a Unix socket (the sleep the daemon's client thread is in between
+    /// requests) woken by one byte, 2 ms and 40 ms after its previous wake-up.
     func measureSocketBreakdown(_ request: ServiceRequest) throws -> [String: Any] {
         func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
             var times: [Double] = []
@@ -123,6 +123,18 @@ extension HapticBench {
         let decode = try median(2000) { _ = try ServiceFrame.decode(ServiceRequest.self, from: payload) }
         let replyDecode = try median(2000) { _ = try ServiceFrame.decode(ServiceReply.self, from: Array(reply[4...])) }
 
+        let busy = wakeFloor(gap: .milliseconds(2))
+        let idle = wakeFloor(gap: .milliseconds(40))
+        return [
+            "requestEncodeMicroseconds": encode, "requestDecodeMicroseconds": decode, "replyDecodeMicroseconds": replyDecode,
+            "socketWakeAfter2ms": busy, "socketWakeAfter40ms": idle
+        ]
+    }
+
+    /// A thread asleep in `poll` on a Unix socket, woken by one byte sent `gap` after its previous
+    /// wake-up: from the send to its wake-up, 200 times. An idle machine (a CPU that has gone to
+    /// sleep) wakes it later than a busy one.
+    func wakeFloor(gap: Duration) -> [String: Double] {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return [:] }
         defer {
@@ -134,7 +146,7 @@ extension HapticBench {
         let done = DispatchSemaphore(value: 0)
         let sleeper = Thread { [ends] in
             var byte: UInt8 = 0
-            for _ in 0..<300 {
+            for _ in 0..<200 {
                 var entry = pollfd(fd: ends[1], events: Int16(POLLIN), revents: 0)
                 guard poll(&entry, 1, 2000) > 0 else { break }
                 let now = SystemClock.shared.now
@@ -145,17 +157,13 @@ extension HapticBench {
         }
         sleeper.start()
         var byte: UInt8 = 1
-        for _ in 0..<300 {
-            // Asleep in poll before the byte is sent, as the daemon's thread is between requests.
-            SystemClock.shared.sleep(for: .milliseconds(2))
+        for _ in 0..<200 {
+            SystemClock.shared.sleep(for: gap)
             sent.withLock { $0 = SystemClock.shared.now }
             _ = send(ends[0], &byte, 1, 0)
             guard done.wait(timeout: .now() + 2) == .success else { break }
         }
         var wakes = woken.withLock { $0 }
-        return [
-            "requestEncodeMicroseconds": encode, "requestDecodeMicroseconds": decode, "replyDecodeMicroseconds": replyDecode,
-            "socketWake": percentileFigures(&wakes)
-        ]
+        return percentileFigures(&wakes)
     }
 }
