@@ -65,8 +65,52 @@ import Testing
     @Test func aMissingSoundOrAnotherFormatIsRefused() throws {
         let missing = try haptic.run(["convert", scratch.file("none.wav"), "-o", scratch.file("x.ahap")], environment: environment)
         #expect(missing.status == 66, "\(missing.stderr)")
-        let format = try haptic.run(["convert", try writeSound(), "-o", scratch.file("x.haptic")], environment: environment, deadline: .seconds(600))
+        let format = try haptic.run(["convert", try writeSound(), "-o", scratch.file("x.mp4")], environment: environment, deadline: .seconds(600))
         #expect(format.status == 64, "\(format.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: scratch.file("x.ahap")))
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("x.mp4")))
+    }
+
+    /// A `.haptic` converted to `.haptic` keeps its emphasis points; to AHAP and back to `.haptic`,
+    /// too; an AHAP's audio event is named as not kept in a `.haptic`.
+    @Test func hapticFilesRoundTripWithTheirEmphasis() throws {
+        let source = scratch.file("in.haptic")
+        try """
+        {"version": {"major": 1, "minor": 0, "patch": 0},
+         "signals": {"continuous": {"envelopes": {
+           "amplitude": [{"time": 0, "amplitude": 0.3},
+                         {"time": 0.2, "amplitude": 0.6, "emphasis": {"amplitude": 1, "frequency": 0.8}},
+                         {"time": 0.45, "amplitude": 0.5, "emphasis": {"amplitude": 0.7, "frequency": 0.2}},
+                         {"time": 0.6, "amplitude": 0}],
+           "frequency": [{"time": 0, "frequency": 0.4}, {"time": 0.6, "frequency": 0.5}]}}}}
+        """.write(toFile: source, atomically: true, encoding: .utf8)
+        func emphasis(_ path: String) throws -> [[Double]] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let points = ((root["signals"] as? [String: Any])?["continuous"] as? [String: Any])?["envelopes"] as? [String: Any]
+            return (points?["amplitude"] as? [[String: Any]] ?? []).compactMap { point in
+                guard let emphasis = point["emphasis"] as? [String: Double], let time = point["time"] as? Double else { return nil }
+                return [time, emphasis["amplitude"] ?? -1, emphasis["frequency"] ?? -1]
+            }
+        }
+        let direct = scratch.file("out.haptic")
+        let run = try haptic.run(["convert", source, "-o", direct], environment: environment)
+        #expect(run.status == 0 && run.errorLines.isEmpty, "\(run.stderr)")
+        #expect(try emphasis(direct) == [[0.2, 1, 0.8], [0.45, 0.7, 0.2]])
+        let ahap = scratch.file("via.ahap")
+        let back = scratch.file("back.haptic")
+        // Through AHAP, where Core Haptics scales transients by the intensity curve: the emphasis
+        // comes back at its times and frequencies, at the level AHAP plays it, and the loss is named.
+        let toAHAP = try haptic.run(["convert", source, "-o", ahap], environment: environment)
+        #expect(toAHAP.status == 0 && toAHAP.stderr.contains("2 emphasis transient(s) play quieter in AHAP"), "\(toAHAP.stderr)")
+        #expect(try haptic.run(["convert", ahap, "-o", back], environment: environment).status == 0)
+        #expect(try emphasis(back) == [[0.2, 0.6, 0.8], [0.45, 0.5, 0.2]])
+
+        let withAudio = scratch.file("audio.ahap")
+        try #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": []}},"#
+            .appending(#" {"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "tap.wav", "EventParameters": []}}]}"#)
+            .write(toFile: withAudio, atomically: true, encoding: .utf8)
+        let warned = try haptic.run(["convert", withAudio, "-o", scratch.file("audio.haptic"), "--json"], environment: environment)
+        #expect(warned.status == 0 && warned.stderr.contains("warning: 1 audio event(s) not kept"), "\(warned.stderr)")
+        #expect((warned.json?["warnings"] as? [String])?.count == 1, "\(warned.stdout)")
     }
 }

@@ -24,8 +24,15 @@ public enum AHAPWriter {
     public static func write(_ pattern: HapticPattern) throws(Failure) -> String {
         var elements: [Element] = []
         for event in pattern.events {
+            // Core Haptics scales every event by the intensity control; an event exempt from it
+            // (a .haptic emphasis) is written divided by the control, where that fits in 0-1.
+            var intensity = event.intensity
+            if !event.followsIntensityControl, event.type.isHaptic {
+                let control = pattern.control(.hapticIntensityControl, at: event.time)
+                if control > 0 { intensity = min(1, intensity / control) }
+            }
             var parameters: [Value] = [
-                Value(id: "HapticIntensity", value: event.intensity), Value(id: "HapticSharpness", value: event.sharpness),
+                Value(id: "HapticIntensity", value: intensity), Value(id: "HapticSharpness", value: event.sharpness),
                 Value(id: "AttackTime", value: event.attackTime), Value(id: "DecayTime", value: event.decayTime),
                 Value(id: "ReleaseTime", value: event.releaseTime), Value(id: "Sustained", value: event.sustained ? 1 : 0)
             ]
@@ -58,6 +65,20 @@ public enum AHAPWriter {
             // Only a non-finite number makes JSONEncoder fail here, and those were refused above.
             throw Failure(path: "(the pattern)", value: .nan)
         }
+    }
+
+    /// What AHAP cannot hold of `pattern`, one line each: events exempt from the intensity
+    /// control (a .haptic's emphasis) louder than the control lets any event be at their time.
+    public static func warnings(for pattern: HapticPattern) -> [String] {
+        let clipped = pattern.events.filter { event in
+            guard !event.followsIntensityControl, event.type.isHaptic else { return false }
+            let control = pattern.control(.hapticIntensityControl, at: event.time)
+            return control <= 0 || event.intensity / control > 1 + 1e-9
+        }
+        guard !clipped.isEmpty else { return [] }
+        return [
+            "\(clipped.count) emphasis transient(s) play quieter in AHAP (at \(clipped.map { String(format: "%.3g", $0.time) }.joined(separator: ", ")) s): Core Haptics scales every event by the intensity curve, which is below their level there"
+        ]
     }
 
     // The file's shape, field by field as AHAP names them.
