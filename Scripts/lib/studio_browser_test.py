@@ -15,6 +15,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -23,7 +24,7 @@ failures = []
 
 
 def check(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
+    print(message + (" ... ok" if condition else " ... FAILED"))
     if not condition:
         failures.append(message)
 
@@ -72,6 +73,52 @@ try:
         ActionChains(driver).move_to_element_with_offset(lane, offset, 0).click().perform()
     points = driver.execute_script("return window.studio.model()")["curves"]["HapticIntensityControl"]
     check(len(points) == 2, f"two intensity control points drawn ({len(points)})")
+
+    # Undo and redo, from the keyboard and the toolbar: each edit one step, the model restored exactly.
+    def work():
+        model = driver.execute_script("return window.studio.model()")
+        return {key: model[key] for key in ("events", "curves", "nextId", "audio")}
+
+    def keys(*held, key):
+        chain = ActionChains(driver)
+        for modifier in held:
+            chain = chain.key_down(modifier)
+        chain = chain.send_keys(key)
+        for modifier in reversed(held):
+            chain = chain.key_up(modifier)
+        chain.perform()
+
+    before = work()
+    driver.find_element(By.ID, "add-transient").click()
+    after = work()
+    keys(Keys.CONTROL, key="z")
+    undone = work()
+    keys(Keys.CONTROL, Keys.SHIFT, key="z")
+    redone = work()
+    driver.find_element(By.ID, "undo").click()
+    check(len(after["events"]) == len(before["events"]) + 1 and undone == before and redone == after and work() == before,
+          f"undo: Ctrl+Z, Ctrl+Shift+Z and the Undo button restore the model exactly ({len(after['events'])} events, then "
+          f"{len(undone['events'])}, {len(redone['events'])}, {len(work()['events'])})")
+
+    # Autosave: a reload brings the work back as it was left, the last edit included.
+    driver.find_element(By.ID, "add-transient").click()
+    saved = work()
+    driver.refresh()
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "status"), "playing on"))
+    restored = work()
+    check(restored == saved and "autosaved" in driver.find_element(By.ID, "messages").text,
+          f"autosave: a reload restores the work exactly ({len(restored['events'])} events, "
+          f"{len(restored['curves']['HapticIntensityControl'])} intensity points)")
+    # The tap added before the reload is deleted; undo brings it back, redo deletes it again.
+    newest = max(event["id"] for event in saved["events"])
+    driver.find_element(By.CSS_SELECTOR, f".event[data-id='{newest}']").click()
+    driver.find_element(By.ID, "delete").click()
+    deleted = work()
+    driver.find_element(By.ID, "undo").click()
+    back = work()
+    driver.find_element(By.ID, "redo").click()
+    check(deleted["events"] == before["events"] and back == saved and work() == deleted,
+          "undo: after a reload, a delete undoes back to the restored work and redoes")
 
     # Play on the (simulated) chip: the report says it finished, and the actuator plot appears.
     driver.find_element(By.ID, "play").click()
