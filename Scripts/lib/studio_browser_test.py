@@ -15,6 +15,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -27,6 +28,17 @@ def check(condition, message):
     print(message + (" ... ok" if condition else " ... FAILED"))
     if not condition:
         failures.append(message)
+
+
+def click(selector, tries=10):
+    """Clicks what `selector` finds, found again if a redraw (the preview after an edit) replaced it."""
+    for attempt in range(tries):
+        try:
+            driver.find_element(By.CSS_SELECTOR, selector).click()
+            return
+        except StaleElementReferenceException:
+            if attempt == tries - 1:
+                raise
 
 
 options = webdriver.ChromeOptions()
@@ -111,7 +123,7 @@ try:
           f"{len(restored['curves']['HapticIntensityControl'])} intensity points)")
     # The tap added before the reload is deleted; undo brings it back, redo deletes it again.
     newest = max(event["id"] for event in saved["events"])
-    driver.find_element(By.CSS_SELECTOR, f".event[data-id='{newest}']").click()
+    click(f".event[data-id='{newest}']")
     driver.find_element(By.ID, "delete").click()
     deleted = work()
     driver.find_element(By.ID, "undo").click()
@@ -149,6 +161,16 @@ try:
     # The page's own import of its export is the same model (what a designer reopens is what they saved).
     check(driver.execute_script("return JSON.stringify(window.studio.exportAHAP().Pattern)") == json.dumps(ahap["Pattern"], separators=(",", ":")),
           "exporting twice gives the same pattern")
+
+    # Meta's .haptic: the page's button, and the same export over the API, with the tap as an emphasis.
+    driver.find_element(By.ID, "download-haptic").click()
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), ".haptic written"))
+    request = urllib.request.Request(base + "/api/export?format=haptic", data=exported.encode(), method="POST")
+    with urllib.request.urlopen(request) as response:
+        meta = json.loads(json.loads(response.read())["haptic"])
+    points = meta["signals"]["continuous"]["envelopes"]["amplitude"]
+    check(sum(1 for point in points if "emphasis" in point) == 1 and max(point["amplitude"] for point in points) > 0,
+          f"export: the pattern as Meta's .haptic, the tap an emphasis on the buzz's envelope ({len(points)} points)")
 
     # Import through the page (Meta's .haptic format): the reader's notes are shown, and it plays.
     upload = driver.find_element(By.ID, "import")

@@ -230,7 +230,23 @@ public final class StudioPlayback: Sendable {
         do { ahap = try AHAPWriter.write(document.pattern) } catch { throw .badRequest(error.description) }
         return ImportReport(
             format: document.format.rawValue, curveTimes: document.curveTimes.rawValue, designedSeconds: document.pattern.duration,
-            warnings: document.warnings, ahap: ahap)
+            warnings: document.warnings + AHAPWriter.warnings(for: document.pattern), ahap: ahap)
+    }
+
+    /// What `/api/export?format=haptic` answers: Meta's `.haptic` of a pattern, and what it left out.
+    public struct MetaExport: Codable, Sendable, Equatable {
+        public var haptic: String
+        public var warnings: [String]
+    }
+
+    /// `document` as Meta's `.haptic` (`MetaHapticWriter`), with what the format cannot hold named.
+    public func metaExport(_ document: PatternDocument) throws(StudioError) -> MetaExport {
+        do {
+            let written = try MetaHapticWriter.write(document.pattern, source: "haptic-studio")
+            return MetaExport(haptic: written.text, warnings: written.warnings)
+        } catch {
+            throw .badRequest(error.description)
+        }
     }
 
     /// The chip's ROM effects, TI's names and estimated lengths.

@@ -16,6 +16,7 @@ import NIOCore
 /// - `POST /api/play[?name=F][&loop=1]` plays the AHAP (or `.haptic`) body, answers once it ended
 /// - `POST /api/render` the pattern's curves and the simulated actuator's drive
 /// - `POST /api/import?name=F` the file as the library reads it back (AHAP text and warnings)
+/// - `POST /api/export?format=haptic` the AHAP (or `.haptic`) body as Meta's `.haptic`, with warnings
 /// - `POST /api/stop` stops the actuator
 /// - `GET /api/live` WebSocket: feel, audition, stop
 public struct StudioServer: Sendable {
@@ -77,6 +78,16 @@ public struct StudioServer: Sendable {
             case let .refused(response): return response
             case let .document(document, _):
                 do throws(StudioError) { return StudioResponses.json(try playback.importReport(document)) } catch { return StudioResponses.error(error) }
+            }
+        }
+        router.post("/api/export") { request, _ in
+            guard request.uri.queryParameters["format"] == "haptic" else {
+                return StudioResponses.error(.badRequest("export needs format=haptic (AHAP is exported by the page itself)"))
+            }
+            switch try await Self.body(request, playback: playback, limit: limit) {
+            case let .refused(response): return response
+            case let .document(document, _):
+                do throws(StudioError) { return StudioResponses.json(try playback.metaExport(document)) } catch { return StudioResponses.error(error) }
             }
         }
         router.post("/api/stop") { _, _ in

@@ -98,6 +98,28 @@ let tapAndBuzz = """
         #expect(imported.format == "ahap")
     }
 
+    /// A `.haptic` imported keeps its emphasis as well as AHAP can hold it (divided by the
+    /// intensity curve), says where it cannot, and exports back to `.haptic` with its emphasis.
+    @Test func aHapticFileKeepsItsEmphasisThroughImportAndExport() throws {
+        let haptic = """
+            {"version": {"major": 1, "minor": 0, "patch": 0},
+             "signals": {"continuous": {"envelopes": {
+               "amplitude": [{"time": 0, "amplitude": 0.4},
+                             {"time": 0.2, "amplitude": 0.5, "emphasis": {"amplitude": 0.5, "frequency": 0.9}},
+                             {"time": 0.3, "amplitude": 0.4, "emphasis": {"amplitude": 1, "frequency": 0.1}},
+                             {"time": 0.5, "amplitude": 0}]}}}}
+            """
+        let document = try PatternFileReader.parse(Array(haptic.utf8), file: "in.haptic", isMeta: true)
+        let imported = try playback.importReport(document)
+        #expect(imported.warnings.contains { $0.contains("1 emphasis transient(s) play quieter in AHAP (at 0.3 s)") }, "\(imported.warnings)")
+        let ahap = try PatternFileReader.parse(Array(imported.ahap.utf8), file: "i.ahap").pattern
+        let first = try #require(ahap.events.first { $0.type == .hapticTransient })
+        #expect(abs(first.intensity * ahap.control(.hapticIntensityControl, at: 0.2) - 0.5) < 1e-6, "the emphasis that fits plays at its level")
+        let exported = try playback.metaExport(document)
+        #expect(exported.warnings.isEmpty)
+        #expect(exported.haptic.contains("\"emphasis\"") && exported.haptic.components(separatedBy: "\"emphasis\"").count == 3)
+    }
+
     @Test func feelSendsTheTransientsClickAndAuditionChecksTheEffect() throws {
         #expect(try playback.feel(intensity: 0.5, sharpness: 0.9) == .played)
         let expected = PatternRenderer.effect(intensity: 0.5, sharpness: 0.9)
