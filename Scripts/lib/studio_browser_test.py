@@ -6,9 +6,12 @@ exported AHAP is read back by the studio's own reader. Run by Scripts/studio-che
 usage: studio_browser_test.py BASE_URL SCREENSHOT HAPTIC_FILE
 """
 import json
+import math
+import struct
 import sys
 import tempfile
 import urllib.request
+import wave
 
 from PIL import Image
 from selenium import webdriver
@@ -200,6 +203,40 @@ try:
             if element.get("Event", {}).get("EventType") == "AudioCustom"]
     check(len(kept) == 1 and kept[0]["EventWaveformPath"] == "sounds/tap.wav" and kept[0]["Time"] == 0.1,
           f"the audio event is exported as it was imported {kept}")
+    # A sound: its waveform on the timeline, and haptics made from it, transients at its clicks.
+    clicks = [0.3, 0.8, 1.4]
+    rate = 44100
+    samples = [0.0] * (2 * rate)
+    for index in range(len(samples)):
+        time = index / rate
+        samples[index] = 0.2 * time / 2 * math.sin(2 * math.pi * 220 * time)
+    for click in clicks:
+        for offset in range(80):
+            samples[int(click * rate) + offset] += 0.9 * math.exp(-offset / 25) * (1 if offset % 2 == 0 else -1)
+    with tempfile.NamedTemporaryFile(suffix=".wav", delete=False) as file:
+        sound_path = file.name
+    with wave.open(sound_path, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(rate)
+        sound.writeframes(b"".join(struct.pack("<h", max(-32767, min(32767, int(value * 32767)))) for value in samples))
+    picker = driver.find_element(By.ID, "sound-file")
+    driver.execute_script("arguments[0].hidden = false", picker)
+    picker.send_keys(sound_path)
+    driver.execute_script("arguments[0].hidden = true", picker)
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "of sound"))
+    waves = driver.find_elements(By.CSS_SELECTOR, "#timeline .sound-wave")
+    strokes = waves[0].get_attribute("d").count("M") if waves else 0
+    check(strokes >= 350, f"audio: the sound's waveform is drawn on its lane ({strokes} strokes for 2 s)")
+    driver.find_element(By.ID, "make-haptics").click()
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "made from the sound"))
+    model = driver.execute_script("return window.studio.model()")
+    found = sorted(event["time"] for event in model["events"] if event["type"] == "transient")
+    near = [min((abs(time - click) for time in found), default=1) for click in clicks]
+    check(all(distance <= 0.01 for distance in near) and len(found) <= len(clicks) + 1
+          and any(event["type"] == "continuous" for event in model["events"]),
+          f"audio: made haptics from the sound, transients at {found} for clicks at {clicks}")
+
     driver.save_screenshot(screenshot)
     image = Image.open(screenshot).convert("RGB")
     colours = len(image.resize((350, 225)).getcolors(maxcolors=1 << 20) or [])

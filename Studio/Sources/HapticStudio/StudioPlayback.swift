@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Audio
 import DRV2605
 import Foundation
 import Haptics
@@ -15,6 +16,8 @@ public final class StudioPlayback: Sendable {
     public struct Limits: Sendable {
         /// Largest pattern body accepted (the readers' own limit is larger; a studio pattern is hand-made).
         public var maximumPatternBytes = 4 << 20
+        /// Largest sound accepted for conversion (a minute of 48 kHz stereo WAV is 11 MB).
+        public var maximumSoundBytes = 32 << 20
         /// Longest playback, loops included; then it is stopped.
         public var maximumPlaySeconds = 120.0
         /// Real-time updates a second.
@@ -231,6 +234,39 @@ public final class StudioPlayback: Sendable {
         return ImportReport(
             format: document.format.rawValue, curveTimes: document.curveTimes.rawValue, designedSeconds: document.pattern.duration,
             warnings: document.warnings + AHAPWriter.warnings(for: document.pattern), ahap: ahap)
+    }
+
+    /// What `/api/convert` answers: the pattern made from a sound, as AHAP, and its transients.
+    public struct SoundConversion: Codable, Sendable, Equatable {
+        public var ahap: String
+        public var seconds: Double
+        public var transients: [Double]
+    }
+
+    /// A sound (WAV, FLAC, Ogg, MP3 as libsndfile reads them) made into a pattern by
+    /// `AudioToHaptics` with its default parameters, as `haptic convert` does. The sound is
+    /// decoded from a private temporary file, removed after.
+    public func convert(sound bytes: [UInt8], name: String) throws(StudioError) -> SoundConversion {
+        guard bytes.count <= limits.maximumSoundBytes else { throw .tooLarge(bytes: bytes.count, limit: limits.maximumSoundBytes) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("haptic-studio-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("sound." + ((name as NSString).pathExtension.isEmpty ? "wav" : (name as NSString).pathExtension))
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try Data(bytes).write(to: file)
+        } catch {
+            throw .badRequest("cannot keep the sound for decoding: \(error.localizedDescription)")
+        }
+        let sound: Sound
+        do {
+            sound = try Sound.decode(path: file.path)
+        } catch {
+            throw .badRequest("\(name): \(error.description.replacingOccurrences(of: file.path, with: name))")
+        }
+        let pattern = AudioToHaptics().pattern(from: sound)
+        let ahap: String
+        do { ahap = try AHAPWriter.write(pattern) } catch { throw .badRequest(error.description) }
+        return SoundConversion(ahap: ahap, seconds: sound.duration, transients: pattern.events.filter { $0.type == .hapticTransient }.map(\.time))
     }
 
     /// What `/api/export?format=haptic` answers: Meta's `.haptic` of a pattern, and what it left out.

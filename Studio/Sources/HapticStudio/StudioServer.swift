@@ -16,6 +16,7 @@ import NIOCore
 /// - `POST /api/play[?name=F][&loop=1]` plays the AHAP (or `.haptic`) body, answers once it ended
 /// - `POST /api/render` the pattern's curves and the simulated actuator's drive
 /// - `POST /api/import?name=F` the file as the library reads it back (AHAP text and warnings)
+/// - `POST /api/convert?name=F` a sound (the body) made into a pattern: AHAP and its transients
 /// - `POST /api/export?format=haptic` the AHAP (or `.haptic`) body as Meta's `.haptic`, with warnings
 /// - `POST /api/stop` stops the actuator
 /// - `GET /api/live` WebSocket: feel, audition, stop
@@ -78,6 +79,24 @@ public struct StudioServer: Sendable {
             case let .refused(response): return response
             case let .document(document, _):
                 do throws(StudioError) { return StudioResponses.json(try playback.importReport(document)) } catch { return StudioResponses.error(error) }
+            }
+        }
+        router.post("/api/convert") { request, _ in
+            let name = request.uri.queryParameters["name"].map { String($0.prefix(200)) } ?? "sound.wav"
+            let soundLimit = playback.limits.maximumSoundBytes
+            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > soundLimit {
+                return StudioResponses.error(.tooLarge(bytes: length, limit: soundLimit))
+            }
+            let bytes: ByteBuffer
+            do {
+                bytes = try await request.body.collect(upTo: soundLimit)
+            } catch is NIOTooManyBytesError {
+                return StudioResponses.error(.tooLarge(bytes: soundLimit + 1, limit: soundLimit))
+            }
+            do throws(StudioError) {
+                return StudioResponses.json(try playback.convert(sound: Array(buffer: bytes), name: name))
+            } catch {
+                return StudioResponses.error(error)
             }
         }
         router.post("/api/export") { request, _ in

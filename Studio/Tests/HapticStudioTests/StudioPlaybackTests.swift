@@ -120,6 +120,39 @@ let tapAndBuzz = """
         #expect(exported.haptic.contains("\"emphasis\"") && exported.haptic.components(separatedBy: "\"emphasis\"").count == 3)
     }
 
+    /// A sound made into haptics as `haptic convert` makes it: transients at its clicks; bytes that
+    /// are no sound are refused naming the file.
+    @Test func aSoundBecomesAPatternAndJunkIsRefused() throws {
+        let rate = 44_100
+        var samples = [Int16](repeating: 0, count: rate)
+        for click in [0.25, 0.7] {
+            for offset in 0..<60 {
+                let sign: Double = offset % 2 == 0 ? 1 : -1
+                let level: Double = 0.8 * exp(-Double(offset) / 20) * sign
+                samples[Int(click * Double(rate)) + offset] = Int16(level * 32_000)
+            }
+        }
+        func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
+        // Appended one typed piece at a time (long `+` chains defeat some compilers' type checker).
+        var wav: [UInt8] = Array("RIFF".utf8)
+        let header: [[UInt8]] = [
+            le32(36 + samples.count * 2), Array("WAVEfmt ".utf8), le32(16), [1, 0, 1, 0], le32(rate), le32(rate * 2), [2, 0, 16, 0],
+            Array("data".utf8), le32(samples.count * 2)
+        ]
+        for piece in header { wav.append(contentsOf: piece) }
+        for sample in samples { wav += withUnsafeBytes(of: sample.littleEndian, Array.init) }
+        let conversion = try playback.convert(sound: wav, name: "clicks.wav")
+        #expect(conversion.transients.count == 2, "\(conversion.transients)")
+        #expect(zip(conversion.transients, [0.25, 0.7]).allSatisfy { abs($0 - $1) <= 0.01 }, "\(conversion.transients)")
+        #expect(abs(conversion.seconds - 1) < 0.01)
+        #expect(throws: StudioError.self) { try playback.convert(sound: Array("not a sound at all".utf8), name: "notes.wav") }
+        do {
+            _ = try playback.convert(sound: Array("not a sound at all".utf8), name: "notes.wav")
+        } catch {
+            #expect(error.description.contains("notes.wav") && !error.description.contains("haptic-studio-"), "\(error.description)")
+        }
+    }
+
     @Test func feelSendsTheTransientsClickAndAuditionChecksTheEffect() throws {
         #expect(try playback.feel(intensity: 0.5, sharpness: 0.9) == .played)
         let expected = PatternRenderer.effect(intensity: 0.5, sharpness: 0.9)
