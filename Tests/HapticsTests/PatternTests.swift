@@ -552,3 +552,39 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
         #expect(rig.chip.registers[ModeRegister.self].standby)
     }
 }
+
+/// The time controls Core Haptics adds to the events' attack, decay and release: rendered, not
+/// silently ignored; the audio ones, which the sound track does not apply, named in a warning.
+@Suite struct TimeControlTests {
+    private func rendered(attack control: Double?, release releaseControl: Double? = nil) -> RenderedPattern {
+        var parameters: [HapticPattern.Parameter] = []
+        if let control { parameters.append(.init(id: .hapticAttackTimeControl, time: 0, value: control)) }
+        if let releaseControl { parameters.append(.init(id: .hapticReleaseTimeControl, time: 0, value: releaseControl)) }
+        let event = HapticPattern.Event(type: .hapticContinuous, time: 0, duration: 1, intensity: 1, attackTime: 0.3, releaseTime: 0.2)
+        return PatternRenderer().render(HapticPattern(events: [event], parameters: parameters))
+    }
+
+    @Test func anAttackTimeControlLengthensTheAttack() {
+        let plain = rendered(attack: nil)
+        let longer = rendered(attack: 0.5)
+        let shorter = rendered(attack: -0.3)
+        // 20 ms in: the plain attack (0.3 → 8 ms) is done, a longer one (0.8 → 251 ms) is not, a shorter one (0) was none.
+        let at = Int(0.02 * plain.rate)
+        #expect(plain.samples[at] > 0.99 && shorter.samples[at] > 0.99, "\(plain.samples[at]), \(shorter.samples[at])")
+        #expect(longer.samples[at] < 0.2, "the attack time control did not lengthen the attack: \(longer.samples[at])")
+        #expect(!longer.warnings.contains { $0.contains("AttackTimeControl") })
+    }
+
+    @Test func aReleaseTimeControlLengthensTheRelease() {
+        let plain = rendered(attack: nil)
+        let longer = rendered(attack: nil, release: 0.6)
+        #expect(longer.samples.count > plain.samples.count + Int(0.1 * plain.rate), "\(plain.samples.count) → \(longer.samples.count) samples")
+    }
+
+    @Test func audioTimeControlsAreNamed() {
+        let pattern = HapticPattern(
+            events: [.init(type: .hapticTransient, time: 0, intensity: 1)],
+            curves: [.init(id: .audioAttackTimeControl, time: 0, points: [.init(time: 0, value: 0.5), .init(time: 1, value: 0)])])
+        #expect(PatternRenderer().render(pattern).warnings.contains { $0.contains("AudioAttackTimeControl not applied") })
+    }
+}

@@ -161,6 +161,15 @@ public struct PatternRenderer: Sendable {
         {
             warnings.append("sharpness of continuous events is not rendered: a closed-loop actuator drives at its own resonance")
         }
+        let audioTimeControls: [HapticPattern.ParameterID] = [.audioAttackTimeControl, .audioDecayTimeControl, .audioReleaseTimeControl]
+        var unappliedAudio = Set<HapticPattern.ParameterID>()
+        for id in pattern.curves.map(\.id) where audioTimeControls.contains(id) { unappliedAudio.insert(id) }
+        for id in pattern.parameters.map(\.id) where audioTimeControls.contains(id) { unappliedAudio.insert(id) }
+        if !unappliedAudio.isEmpty {
+            warnings.append(
+                unappliedAudio.map(\.rawValue).sorted().joined(separator: ", ")
+                    + " not applied: sounds play with the envelope they were recorded or synthesised with")
+        }
         var close = 0
         for (a, b) in zip(transients, transients.dropFirst()) where b.time - a.time < minimumTransientSpacing { close += 1 }
         if close > 0 {
@@ -194,9 +203,14 @@ public struct PatternRenderer: Sendable {
         var tailSteps = steps
 
         for event in continuous {
-            let attack = PatternRenderer.envelopeSeconds(event.attackTime)
-            let release = event.sustained ? PatternRenderer.envelopeSeconds(event.releaseTime) : 0
-            let decay = PatternRenderer.envelopeSeconds(event.decayTime)
+            // The time controls add to the event's own times (Core Haptics: additive, -1...1), at
+            // the event's start: an event's envelope is fixed when it begins here.
+            func time(_ value: Double, _ control: HapticPattern.ParameterID) -> Double {
+                PatternRenderer.envelopeSeconds(min(1, max(0, value + pattern.control(control, at: event.time))))
+            }
+            let attack = time(event.attackTime, .hapticAttackTimeControl)
+            let release = event.sustained ? time(event.releaseTime, .hapticReleaseTimeControl) : 0
+            let decay = time(event.decayTime, .hapticDecayTimeControl)
             let first = max(0, Int((event.time * rate).rounded()))
             let last = Int(((event.time + event.duration + release) * rate).rounded())
             if last + 1 > samples.count {
