@@ -21,7 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, screenshot = sys.argv[1], sys.argv[2]
 failures = []
@@ -88,6 +88,18 @@ try:
         ActionChains(driver).move_to_element_with_offset(lane, offset, 0).click().perform()
     points = driver.execute_script("return window.studio.model()")["curves"]["HapticIntensityControl"]
     check(len(points) == 2, f"two intensity control points drawn ({len(points)})")
+
+    # The lower lane edits the time controls the renderer applies too, each exported as its own curve.
+    Select(driver.find_element(By.ID, "curve-choice")).select_by_value("HapticAttackTimeControl")
+    lane = driver.find_element(By.CSS_SELECTOR, "rect[data-curve='HapticAttackTimeControl']")
+    ActionChains(driver).move_to_element_with_offset(lane, 0, -5).click().perform()
+    attack = driver.execute_script("return window.studio.model()")["curves"]["HapticAttackTimeControl"]
+    exported_ids = [element["ParameterCurve"]["ParameterID"] for element in driver.execute_script("return window.studio.exportAHAP()")["Pattern"]
+                    if "ParameterCurve" in element]
+    check(len(attack) == 1 and attack[0]["value"] > 0 and "HapticAttackTimeControl" in exported_ids,
+          f"curves: an attack time control point drawn in the lower lane and exported ({attack}, curves {exported_ids})")
+    driver.find_element(By.ID, "undo").click()
+    Select(driver.find_element(By.ID, "curve-choice")).select_by_value("HapticSharpnessControl")
 
     # Undo and redo, from the keyboard and the toolbar: each edit one step, the model restored exactly.
     def work():
