@@ -120,6 +120,16 @@ final class ScriptedForceFeedbackDevice: ForceFeedbackDevice, @unchecked Sendabl
         #expect(rig.chip.output.level(at: rig.clock.now) == 0)
     }
 
+    /// Two rumbles add, whatever order the mixer visits them in (a larger-of-the-two would give 0.4).
+    @Test func twoRumblesAdd() {
+        var mixer = MemlessMixer()
+        mixer.play(ForceFeedbackEffect(id: 0, kind: .rumble(strong: 0.3, weak: 0.2), length: .seconds(1)), count: 1, at: .zero)
+        mixer.play(ForceFeedbackEffect(id: 1, kind: .rumble(strong: 0.4, weak: 0.1), length: .seconds(1)), count: 1, at: .zero)
+        #expect(abs(mixer.level(at: .zero.advanced(by: .milliseconds(100))) - 0.7) < 1e-9)
+        mixer.play(ForceFeedbackEffect(id: 2, kind: .rumble(strong: 0.5, weak: 0), length: .seconds(1)), count: 1, at: .zero)
+        #expect(mixer.level(at: .zero.advanced(by: .milliseconds(100))) == 1, "clamped at full")
+    }
+
     /// The combined rumble plays its strong motor's sum, or the weak one's when no strong is asked
     /// (drv260x's rule for the rumble ff-memless hands it).
     @Test func theStrongSumWinsOverTheWeak() {
