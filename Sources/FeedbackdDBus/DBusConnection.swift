@@ -275,20 +275,22 @@ final class DBusConnection: @unchecked Sendable {
     /// Serves every message to `path` with `handle` (return 1 when answered, 0 to let sd-bus
     /// answer, a negative errno after `DBusCall.fail`).
     func addObject(_ path: String, _ handle: @escaping (DBusCall) -> Int32) throws(DBusError) {
-        let handler = Handler(handle)
-        var slot: OpaquePointer?
-        let result = sd_bus_add_object(bus, &slot, path, dispatch, Unmanaged.passUnretained(handler).toOpaque())
-        guard result >= 0, let slot else { throw DBusError(operation: "serve \(path)", errno: -result, hint: "") }
-        handlers.append(handler)
-        slots.append(slot)
+        try register(handle, operation: "serve \(path)") { slot, userdata in sd_bus_add_object(bus, &slot, path, dispatch, userdata) }
     }
 
     /// Calls `handle` with each message matching `rule`.
     func addMatch(_ rule: String, _ handle: @escaping (DBusCall) -> Int32) throws(DBusError) {
+        try register(handle, operation: "watch the bus (\(rule))") { slot, userdata in sd_bus_add_match(bus, &slot, rule, dispatch, userdata) }
+    }
+
+    /// Keeps `handle` (sd-bus holds it as userdata, unretained) and the slot `add` makes for it.
+    private func register(
+        _ handle: @escaping (DBusCall) -> Int32, operation: String, _ add: (inout OpaquePointer?, UnsafeMutableRawPointer) -> Int32
+    ) throws(DBusError) {
         let handler = Handler(handle)
         var slot: OpaquePointer?
-        let result = sd_bus_add_match(bus, &slot, rule, dispatch, Unmanaged.passUnretained(handler).toOpaque())
-        guard result >= 0, let slot else { throw DBusError(operation: "watch the bus (\(rule))", errno: -result, hint: "") }
+        let result = add(&slot, Unmanaged.passUnretained(handler).toOpaque())
+        guard result >= 0, let slot else { throw DBusError(operation: operation, errno: -result, hint: "") }
         handlers.append(handler)
         slots.append(slot)
     }

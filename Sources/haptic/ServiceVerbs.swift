@@ -19,12 +19,7 @@ enum ServiceCall {
         _ global: GlobalOptions, socket: String, label: String, request: ServiceRequest,
         timeout: Duration = .seconds(10), extra: [String: Any] = [:]
     ) throws {
-        let client: HapticServiceClient
-        do {
-            client = try HapticServiceClient(socketPath: socket)
-        } catch {
-            throw CLIError(error.description, exitCode: CLIError.unavailable)
-        }
+        let client = try connect(socket)
         defer { client.close() }
         let start = SystemClock.shared.now
         let reply = try client.send(request, timeout: timeout)
@@ -72,16 +67,20 @@ enum ServiceCall {
         }
     }
 
+    /// A client of the daemon at `socket`; none answering is exit 69 (unavailable).
+    private static func connect(_ socket: String) throws -> HapticServiceClient {
+        do {
+            return try HapticServiceClient(socketPath: socket)
+        } catch {
+            throw CLIError(error.description, exitCode: CLIError.unavailable)
+        }
+    }
+
     /// Triggers feedbackd event `event` for `timeout` seconds (0: until the program is interrupted)
     /// through protocol version 2, and reports how it ended. Ctrl-C exits 130 as everywhere else;
     /// hapticd ends the feedback of a client that leaves, so the ringing stops with it.
     static func trigger(_ global: GlobalOptions, socket: String, event: String, timeout: Int, service: ServiceOptions) throws {
-        let client: HapticServiceClient
-        do {
-            client = try HapticServiceClient(socketPath: socket)
-        } catch {
-            throw CLIError(error.description, exitCode: CLIError.unavailable)
-        }
+        let client = try connect(socket)
         defer { client.close() }
         let start = SystemClock.shared.now
         let id: UInt32
