@@ -238,8 +238,11 @@ public final class StudioPlayback: Sendable {
 
     /// What `/api/convert` answers: the pattern made from a sound, as AHAP, and its transients.
     public struct SoundConversion: Codable, Sendable, Equatable {
+        /// The pattern, as AHAP text (the page loads it like an import).
         public var ahap: String
+        /// How long the sound lasts.
         public var seconds: Double
+        /// When each transient was placed (the sound's onsets), in seconds.
         public var transients: [Double]
     }
 
@@ -271,7 +274,9 @@ public final class StudioPlayback: Sendable {
 
     /// What `/api/export?format=haptic` answers: Meta's `.haptic` of a pattern, and what it left out.
     public struct MetaExport: Codable, Sendable, Equatable {
+        /// The `.haptic` file's text.
         public var haptic: String
+        /// What the pattern held that `.haptic` cannot, one line each.
         public var warnings: [String]
     }
 
