@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-
 /// The wire format of `hapticd`'s socket: each message is a 4-byte big-endian length, then that
 /// many bytes of UTF-8 JSON. A length says up front how much to read, so a reader never parses a
 /// half message and a peer that lies about it is caught before anything is allocated.
@@ -38,37 +36,35 @@ public enum ServiceFrame {
         }
     }
 
-    /// The frame of `message`: its length, then its JSON.
-    public static func encode<Message: Encodable>(_ message: Message) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let payload = [UInt8](try encoder.encode(message))
-        let length = UInt32(payload.count)
-        return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)] + payload
+    /// The frame of a request: its length, then its JSON.
+    public static func encode(_ request: ServiceRequest) throws(FrameError) -> [UInt8] { try frame(request) }
+
+    /// The frame of a reply (or a pushed message): its length, then its JSON.
+    public static func encode(_ reply: ServiceReply) throws(FrameError) -> [UInt8] { try frame(reply) }
+
+    static func frame(_ message: some ServiceMessage) throws(FrameError) -> [UInt8] {
+        var object = JSONObjectWriter(framed: true)
+        try message.write(to: &object)
+        return object.finish()
     }
 
     /// The payload length a 4-byte header announces, checked against the limit.
-    public static func length(ofHeader header: [UInt8]) throws(FrameError) -> Int {
+    public static func length(ofHeader header: some Collection<UInt8>) throws(FrameError) -> Int {
         guard header.count == 4 else { throw .truncated }
-        let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length > 0 else { throw .empty }
         guard length <= maximumLength else { throw .tooLarge(length) }
         return length
     }
 
-    /// Decodes a payload, saying which field was wrong when it does not fit.
-    public static func decode<Message: Decodable>(_ type: Message.Type, from payload: [UInt8]) throws(FrameError) -> Message {
-        do {
-            return try JSONDecoder().decode(type, from: Data(payload))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .malformed("the field '\(key.stringValue)' is missing")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw .malformed("'\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)")
-        } catch let DecodingError.dataCorrupted(context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw .malformed((path.isEmpty ? "" : "'\(path)': ") + context.debugDescription)
-        } catch {
-            throw .malformed(String(describing: error))
-        }
+    /// Decodes a request's payload, saying which field was wrong when it does not fit.
+    public static func decode(_ type: ServiceRequest.Type, from payload: [UInt8]) throws(FrameError) -> ServiceRequest {
+        try ServiceRequest(JSONObjectReader(payload))
+    }
+
+    /// Decodes a reply's payload (or a pushed message's), saying which field was wrong when it does
+    /// not fit.
+    public static func decode(_ type: ServiceReply.Type, from payload: [UInt8]) throws(FrameError) -> ServiceReply {
+        try ServiceReply(JSONObjectReader(payload))
     }
 }

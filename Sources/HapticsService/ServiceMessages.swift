@@ -4,7 +4,7 @@ import Foundation
 
 /// The requests a client sends to `hapticd`, one JSON object per frame (see
 /// `docs/service-protocol.md`). Fields that do not apply to the operation are left out.
-public struct ServiceRequest: Codable, Sendable, Equatable {
+public struct ServiceRequest: Sendable, Equatable {
     /// What the client asks for.
     public enum Operation: String, Codable, Sendable, CaseIterable {
         /// Play one of `feedback`, `event`, `effect`, `sequence` or `pattern`.
@@ -74,9 +74,9 @@ public enum ProfileScope: String, Codable, Sendable, CaseIterable {
 }
 
 /// The daemon's answer to one request.
-public struct ServiceReply: Codable, Sendable, Equatable {
+public struct ServiceReply: Sendable, Equatable {
     /// Why a request was refused before anything was tried.
-    public enum ErrorCode: String, Codable, Sendable {
+    public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         /// Not JSON, a missing or wrong field, an unknown name.
         case badRequest = "bad-request"
         /// A frame longer than `ServiceFrame.maximumLength` (the connection is closed after).
@@ -139,7 +139,7 @@ public struct ServiceReply: Codable, Sendable, Equatable {
 }
 
 /// What `status` reports: the same facts as `haptic status --json`, plus the service's own.
-public struct ServiceStatus: Codable, Sendable, Equatable {
+public struct ServiceStatus: Sendable, Equatable {
     /// "simulated DRV2605L with an LRA", or the bus and address.
     public var device: String
     /// DRV2605L, DRV2605...

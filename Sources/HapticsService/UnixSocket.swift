@@ -35,11 +35,24 @@ public struct ServiceSocketError: Error, CustomStringConvertible, Equatable {
 
 /// A connected stream socket: one client of the daemon, or the client's end. Reads have
 /// deadlines; writes never raise SIGPIPE.
+///
+/// Reads are buffered: a wait for input takes whatever has arrived in one system call (the
+/// wait itself is a blocking receive with a timeout, not a `poll` followed by reads), and frames
+/// are cut from that buffer. A request that came whole costs its reader one system call; the
+/// daemon's client thread, asleep between requests, gets its request in the same call that wakes
+/// it. One thread reads a connection at a time (the lock only keeps that safe).
 public final class UnixConnection: @unchecked Sendable {
     /// -1 once closed.
     private let descriptorLock = NSLock()
     /// Held for a whole message, so a reply and a pushed message never interleave.
     private let sendLock = NSLock()
+    /// Held while reading: guards `received`, `consumed` and `receiveTimeout`.
+    private let readLock = NSLock()
+    /// Bytes received and not yet read, from `consumed` on.
+    private var received: [UInt8] = []
+    private var consumed = 0
+    /// The SO_RCVTIMEO last set, so a wait with the same timeout costs no extra system call.
+    private var receiveTimeout: Duration?
     private var descriptor: Int32
     /// The socket path, for messages.
     public let path: String
@@ -111,22 +124,73 @@ public final class UnixConnection: @unchecked Sendable {
     /// What `waitForInput` saw.
     public enum Readiness: Equatable { case readable, timedOut, closed }
 
-    /// Waits up to `timeout` for bytes (or the peer's hang-up). A signal does not cut the wait
-    /// short (seen under qemu-user: an interrupted poll taken for a timeout lost a reply).
+    /// Waits up to `timeout` for bytes (or the peer's hang-up), taking what arrives into the
+    /// buffer; `.readable` at once when bytes are already buffered. A signal does not cut the
+    /// wait short (seen under qemu-user: an interrupted poll taken for a timeout lost a reply).
     public func waitForInput(timeout: Duration) -> Readiness {
+        readLock.lock()
+        defer { readLock.unlock() }
+        if received.count > consumed { return .readable }
+        let deadline = SystemClock.shared.now.advanced(by: timeout)
+        while true {
+            let remaining = deadline.duration(since: SystemClock.shared.now)
+            guard remaining > .zero else { return .timedOut }
+            setReceiveTimeout(remaining)
+            let count = receive(blocking: true)
+            if count > 0 { return .readable }
+            if count == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: if SystemClock.shared.now >= deadline { return .timedOut }
+            default: return .closed
+            }
+        }
+    }
+
+    /// SO_RCVTIMEO: how long a blocking receive waits, rounded up to a millisecond (the kernel
+    /// counts in ticks anyway). A timeout of zero would mean forever, so the least is 1 ms.
+    private func setReceiveTimeout(_ timeout: Duration) {
+        let microseconds = max(1000, (timeout.nanoseconds + 999_999) / 1_000_000 * 1000)
+        let rounded = Duration.microseconds(microseconds)
+        guard rounded != receiveTimeout else { return }
+        var value = timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
+        if setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size)) == 0 { receiveTimeout = rounded }
+    }
+
+    /// Receives what has arrived onto the buffer, up to `wanted` bytes but at least a page's
+    /// worth: the count, 0 at the peer's end, -1 with `errno` set. Non-blocking unless
+    /// `blocking`. Called with `readLock` held.
+    private func receive(blocking: Bool, wanted: Int = 0) -> Int {
+        if consumed > 0, consumed == received.count {
+            received.removeAll(keepingCapacity: received.capacity <= 1 << 16)
+            consumed = 0
+        }
+        let chunk = max(4096, wanted)
+        let start = received.count
+        received.append(contentsOf: repeatElement(0, count: chunk))
+        let count = received.withUnsafeMutableBytes { raw in
+            Glibc.recv(fd, raw.baseAddress! + start, chunk, blocking ? 0 : Int32(MSG_DONTWAIT))
+        }
+        let error = errno
+        received.removeLast(chunk - max(0, count))
+        errno = error
+        return count
+    }
+
+    /// The old wait, for a read in the middle of a message: `poll` up to `timeout`.
+    private func pollForInput(timeout: Duration) -> Bool {
         let deadline = SystemClock.shared.now.advanced(by: timeout)
         while true {
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let remaining = deadline.duration(since: SystemClock.shared.now)
             let milliseconds = Int32(clamping: max(0, (remaining.nanoseconds + 999_999) / 1_000_000))
             let result = poll(&entry, 1, milliseconds)
-            if result == 0 { return .timedOut }
+            if result == 0 { return false }
             if result < 0 {
                 if errno == EINTR, SystemClock.shared.now < deadline { continue }
-                return errno == EINTR ? .timedOut : .closed
+                return errno != EINTR
             }
-            if entry.revents & Int16(POLLIN) != 0 { return .readable }
-            return .closed
+            return true
         }
     }
 
@@ -143,18 +207,33 @@ public final class UnixConnection: @unchecked Sendable {
     /// Reads exactly `count` bytes, each wait bounded by `timeout`; `nil` when the peer closed
     /// before the first byte (a clean end between messages).
     public func read(count: Int, timeout: Duration) throws(ServiceSocketError) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var offset = 0
-        // What has arrived is taken at once; the wait (a poll) only when nothing has: a message
-        // that came whole costs one system call per read, not two.
-        while offset < count {
-            let received = buffer[offset...].withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if received > 0 {
-                offset += received
-                continue
-            }
-            if received == 0 {
-                if offset == 0 { return nil }
+        readLock.lock()
+        defer { readLock.unlock() }
+        guard try buffer(count, timeout: timeout) else { return nil }
+        defer { consumed += count }
+        return Array(received[consumed..<consumed + count])
+    }
+
+    /// Reads one frame: `nil` at a clean end of the connection.
+    public func readFrame(timeout: Duration) throws -> [UInt8]? {
+        readLock.lock()
+        defer { readLock.unlock() }
+        guard try buffer(4, timeout: timeout) else { return nil }
+        let length = try ServiceFrame.length(ofHeader: received[consumed..<consumed + 4])
+        guard try buffer(4 + length, timeout: timeout) else { throw ServiceFrame.FrameError.truncated }
+        defer { consumed += 4 + length }
+        return Array(received[consumed + 4..<consumed + 4 + length])
+    }
+
+    /// Makes sure `count` bytes are buffered, each wait bounded by `timeout`: false when the peer
+    /// closed with nothing buffered (a clean end between messages). What has arrived is taken at
+    /// once; the wait (a poll) comes only when not enough has. Called with `readLock` held.
+    private func buffer(_ count: Int, timeout: Duration) throws(ServiceSocketError) -> Bool {
+        while received.count - consumed < count {
+            let got = receive(blocking: false, wanted: count - (received.count - consumed))
+            if got > 0 { continue }
+            if got == 0 {
+                if received.count == consumed { return false }
                 throw ServiceSocketError(operation: "read from", path: path, errno: nil, detail: "closed in the middle of a message")
             }
             let error = errno
@@ -162,21 +241,13 @@ public final class UnixConnection: @unchecked Sendable {
             guard error == EAGAIN || error == EWOULDBLOCK else {
                 throw ServiceSocketError(operation: "read from", path: path, errno: error, detail: "read failed")
             }
-            if waitForInput(timeout: timeout) == .timedOut {
+            if !pollForInput(timeout: timeout) {
                 throw ServiceSocketError(
                     operation: "read from", path: path, errno: nil,
                     detail: "no data within \(timeout) in the middle of a message")
             }
         }
-        return buffer
-    }
-
-    /// Reads one frame: `nil` at a clean end of the connection.
-    public func readFrame(timeout: Duration) throws -> [UInt8]? {
-        guard let header = try read(count: 4, timeout: timeout) else { return nil }
-        let length = try ServiceFrame.length(ofHeader: header)
-        guard let payload = try read(count: length, timeout: timeout) else { throw ServiceFrame.FrameError.truncated }
-        return payload
+        return true
     }
 }
 

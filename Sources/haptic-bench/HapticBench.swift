@@ -25,6 +25,8 @@ struct HapticBench: ParsableCommand {
     @Option(help: "Chips in the group-skew measurement (behind one TCA9548A).") var groupSize = 4
     @Option(help: "Seconds of 20 concurrent hapticd clients.") var serviceSeconds: Double = 10
     @Option(help: "Also measure this ALSA device's start (open to the first frame heard).") var audioDevice: String?
+    @Flag(help: "Measure hapticd alone: call to GO write in-process and through its socket, and 20 clients at once.")
+    var serviceOnly = false
 
     func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 
@@ -61,6 +63,16 @@ struct HapticBench: ParsableCommand {
     }
 
     func run() throws {
+        if serviceOnly {
+            let service = try measureService()
+            if json {
+                let data = try JSONSerialization.data(withJSONObject: ["service": service], options: [.prettyPrinted, .sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                printService(service)
+            }
+            return
+        }
         var rows: [[String: Any]] = []
         let initCost = try rig().engine.statistics.bus
         for kind in FeedbackKind.all {
@@ -230,29 +242,7 @@ struct HapticBench: ParsableCommand {
                     groupSize, name, row["transactions"] as? Int ?? 0, row["bytes"] as? Int ?? 0, row["computedBusMicroseconds400kHz"] as? Double ?? 0,
                     row["computedPerExtraChipMicroseconds400kHz"] as? Double ?? 0, skew["computedOneRegisterWriteMicroseconds400kHz"] as? Double ?? 0))
         }
-        let inProcess = service["inProcess"] as? [String: Double] ?? [:]
-        let socket = service["socket"] as? [String: Double] ?? [:]
-        let concurrent = service["concurrent"] as? [String: Any] ?? [:]
-        print(
-            String(
-                format:
-                    "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs",
-                inProcess["medianMicroseconds"] ?? 0, inProcess["p99Microseconds"] ?? 0, socket["medianMicroseconds"] ?? 0, socket["p99Microseconds"] ?? 0))
-        if let handled = service["handledInProcess"] as? [String: Double], let breakdown = service["breakdown"] as? [String: Any],
-            let wake = breakdown["socketWakeAfter2ms"] as? [String: Double], let idle = breakdown["socketWakeAfter40ms"] as? [String: Double]
-        {
-            print(
-                String(
-                    format:
-                        "  where the socket's time goes: the daemon's request handling called in-process median %.1f µs (the engine alone %.1f); a request's JSON %.1f µs to encode, %.1f µs to decode, a reply's %.1f µs to decode; a thread asleep in poll woken by a Unix socket median %.1f µs, p99 %.1f µs 2 ms after its last wake-up, median %.1f µs, p99 %.1f µs 40 ms after (the floor of any socket round trip here; the bench's requests come 40 ms or more apart)",
-                    handled["medianMicroseconds"] ?? 0, inProcess["medianMicroseconds"] ?? 0,
-                    breakdown["requestEncodeMicroseconds"] as? Double ?? 0, breakdown["requestDecodeMicroseconds"] as? Double ?? 0,
-                    breakdown["replyDecodeMicroseconds"] as? Double ?? 0, wake["medianMicroseconds"] ?? 0, wake["p99Microseconds"] ?? 0,
-                    idle["medianMicroseconds"] ?? 0, idle["p99Microseconds"] ?? 0))
-        }
-        print(
-            "hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)"
-        )
+        printService(service)
         print("")
         print("feedback           prepared  standby  shutdown  IN/TRIG   awake ms  effect ms   (transactions/bytes; awake = out of standby for an unprepared trigger)")
         for row in rows {
@@ -269,6 +259,42 @@ struct HapticBench: ParsableCommand {
 }
 
 extension HapticBench {
+    /// The service's lines: latency beside in-process, where it goes, and the concurrent clients.
+    func printService(_ service: [String: Any]) {
+        func figures(_ value: Any?) -> [String: Double] { value as? [String: Double] ?? [:] }
+        let inProcess = figures(service["inProcess"])
+        let socket = figures(service["socket"])
+        let handled = figures(service["handledInProcess"])
+        let firstWrite = service["firstWrite"] as? [String: Any] ?? [:]
+        let breakdown = service["breakdown"] as? [String: Any] ?? [:]
+        let concurrent = service["concurrent"] as? [String: Any] ?? [:]
+        let median = { (row: [String: Double]) in row["medianMicroseconds"] ?? 0 }
+        let p99 = { (row: [String: Double]) in row["p99Microseconds"] ?? 0 }
+        print(
+            String(
+                format:
+                    "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs (%.1f µs more)",
+                median(inProcess), p99(inProcess), median(socket), p99(socket), median(socket) - median(inProcess)))
+        print(
+            String(
+                format:
+                    "  call to the first write (the chip's wake; GO follows its 1 ms): in-process median %.1f µs, the daemon's handling called in-process %.1f µs, through the socket %.1f µs",
+                median(figures(firstWrite["inProcess"])), median(figures(firstWrite["handledInProcess"])), median(figures(firstWrite["socket"]))))
+        let wake = figures(breakdown["socketWakeAfter2ms"])
+        let idle = figures(breakdown["socketWakeAfter40ms"])
+        let number = { (key: String) in breakdown[key] as? Double ?? 0 }
+        print(
+            String(
+                format:
+                    "  where the socket's time goes: the daemon's request handling called in-process median %.1f µs (the engine alone %.1f); a request's JSON %.1f µs to encode, %.1f µs to decode back to back, %.1f and %.1f µs 40 ms after the last (code out of the caches, as for each request here), a reply's %.1f µs to decode; a thread asleep in a Unix socket receive woken median %.1f µs, p99 %.1f µs 2 ms after its last wake-up, median %.1f µs, p99 %.1f µs 40 ms after (the floor of any socket round trip here; the bench's requests come 40 ms or more apart)",
+                median(handled), median(inProcess), number("requestEncodeMicroseconds"), number("requestDecodeMicroseconds"),
+                number("requestEncodeAfter40msMicroseconds"), number("requestDecodeAfter40msMicroseconds"), number("replyDecodeMicroseconds"),
+                median(wake), p99(wake), median(idle), p99(idle)))
+        print(
+            "hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)"
+        )
+    }
+
     /// Plays a stream whose level changes at every update at 200, 500 and 1000 updates/s on the
     /// real clock, one second at a time, each second followed by a second of a bare loop that
     /// sleeps to the same absolute deadlines with the player's thread settings (timer slack, spin,

@@ -15,10 +15,12 @@ extension HapticBench {
         let chip = SimulatedDRV2605(clock: SystemClock.shared)
         chip.keepsTrace = false
         let lastGo = Locked<ClockInstant?>(nil)
+        let firstWrite = Locked<ClockInstant?>(nil)
         let engine = try HapticEngine(
             bus: chip, configuration: try DRV2605Configuration(.typicalLRA), clock: SystemClock.shared,
             options: benchOptions,
             observer: { transaction in
+                if transaction.kind == .write { firstWrite.withLock { $0 = $0 ?? transaction.time } }
                 if transaction.kind == .write, transaction.written.first == Register.go.rawValue, transaction.written.last == 1 {
                     lastGo.withLock { $0 = transaction.time }
                 }
@@ -38,10 +40,12 @@ extension HapticBench {
         var inProcess: [Double] = []
         var handled: [Double] = []
         var throughSocket: [Double] = []
+        var firstWrites: [[Double]] = [[], [], []]
         let caller = HapticServer.Client(id: 0, app: "haptic-bench", uid: getuid())
         for _ in 0..<300 {
             for path in 0..<3 {
                 lastGo.withLock { $0 = nil }
+                firstWrite.withLock { $0 = nil }
                 let start = SystemClock.shared.now
                 switch path {
                 case 0: engine.play(.impact(.heavy))
@@ -50,6 +54,7 @@ extension HapticBench {
                 }
                 guard let go = lastGo.withLock({ $0 }) else { continue }
                 let microseconds = go.duration(since: start).secondsDouble * 1e6
+                if let first = firstWrite.withLock({ $0 }) { firstWrites[path].append(first.duration(since: start).secondsDouble * 1e6) }
                 switch path {
                 case 0: inProcess.append(microseconds)
                 case 1: handled.append(microseconds)
@@ -94,6 +99,10 @@ extension HapticBench {
             "handledInProcess": percentileFigures(&handled),
             "socket": percentileFigures(&throughSocket),
             "breakdown": breakdown,
+            "firstWrite": [
+                "inProcess": percentileFigures(&firstWrites[0]), "handledInProcess": percentileFigures(&firstWrites[1]),
+                "socket": percentileFigures(&firstWrites[2])
+            ],
             "concurrent": [
                 "clients": 20, "seconds": serviceSeconds, "requests": sent, "played": played, "dropped": dropped,
                 "unanswered": failed, "clientsFinished": finished, "stuck": stuck
@@ -102,13 +111,16 @@ extension HapticBench {
     }
 
     /// Where the socket's time goes besides the daemon's own work: the JSON of a request and of a
-    /// reply (median µs of 2000 each), and the floor any socket round trip pays on this machine: a
-    /// thread asleep in `poll` on a Unix socket (the sleep the daemon's client thread is in between
-    /// requests) woken by one byte, 2 ms and 40 ms after its previous wake-up.
+    /// reply (median µs of 2000 back to back, and of 100 each 40 ms after the last, when the code
+    /// has left the caches as it has for each of the bench's requests), and the floor any socket
+    /// round trip pays on this machine: a thread asleep receiving on a Unix socket (the sleep the
+    /// daemon's client thread is in between requests) woken by one byte, 2 ms and 40 ms after its
+    /// previous wake-up.
     func measureSocketBreakdown(_ request: ServiceRequest) throws -> [String: Any] {
-        func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+        func median(_ runs: Int, idle: Duration = .zero, _ body: () throws -> Void) rethrows -> Double {
             var times: [Double] = []
             for _ in 0..<runs {
+                if idle > .zero { SystemClock.shared.sleep(for: idle) }
                 let start = SystemClock.shared.now
                 try body()
                 times.append(SystemClock.shared.now.duration(since: start).secondsDouble * 1e6)
@@ -122,16 +134,19 @@ extension HapticBench {
         let encode = try median(2000) { _ = try ServiceFrame.encode(request) }
         let decode = try median(2000) { _ = try ServiceFrame.decode(ServiceRequest.self, from: payload) }
         let replyDecode = try median(2000) { _ = try ServiceFrame.decode(ServiceReply.self, from: Array(reply[4...])) }
+        let coldEncode = try median(100, idle: .milliseconds(40)) { _ = try ServiceFrame.encode(request) }
+        let coldDecode = try median(100, idle: .milliseconds(40)) { _ = try ServiceFrame.decode(ServiceRequest.self, from: payload) }
 
         let busy = wakeFloor(gap: .milliseconds(2))
         let idle = wakeFloor(gap: .milliseconds(40))
         return [
             "requestEncodeMicroseconds": encode, "requestDecodeMicroseconds": decode, "replyDecodeMicroseconds": replyDecode,
+            "requestEncodeAfter40msMicroseconds": coldEncode, "requestDecodeAfter40msMicroseconds": coldDecode,
             "socketWakeAfter2ms": busy, "socketWakeAfter40ms": idle
         ]
     }
 
-    /// A thread asleep in `poll` on a Unix socket, woken by one byte sent `gap` after its previous
+    /// A thread asleep receiving on a Unix socket, woken by one byte sent `gap` after its previous
     /// wake-up: from the send to its wake-up, 200 times. An idle machine (a CPU that has gone to
     /// sleep) wakes it later than a busy one.
     func wakeFloor(gap: Duration) -> [String: Double] {
@@ -146,11 +161,11 @@ extension HapticBench {
         let done = DispatchSemaphore(value: 0)
         let sleeper = Thread { [ends] in
             var byte: UInt8 = 0
+            var limit = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(ends[1], SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             for _ in 0..<200 {
-                var entry = pollfd(fd: ends[1], events: Int16(POLLIN), revents: 0)
-                guard poll(&entry, 1, 2000) > 0 else { break }
+                guard recv(ends[1], &byte, 1, 0) == 1 else { break }
                 let now = SystemClock.shared.now
-                _ = recv(ends[1], &byte, 1, 0)
                 woken.withLock { $0.append(now.duration(since: sent.withLock { $0 }).secondsDouble * 1e6) }
                 done.signal()
             }
