@@ -134,14 +134,15 @@ public final class UnixConnection: @unchecked Sendable {
         let deadline = SystemClock.shared.now.advanced(by: timeout)
         while true {
             let remaining = deadline.duration(since: SystemClock.shared.now)
-            guard remaining > .zero else { return .timedOut }
-            setReceiveTimeout(remaining)
-            let count = receive(blocking: true)
+            // Out of time (or none given): one look at what has arrived, without waiting.
+            let blocking = remaining > .zero
+            if blocking { setReceiveTimeout(remaining) }
+            let count = receive(blocking: blocking)
             if count > 0 { return .readable }
             if count == 0 { return .closed }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: if SystemClock.shared.now >= deadline { return .timedOut }
+            case EAGAIN, EWOULDBLOCK: if !blocking || SystemClock.shared.now >= deadline { return .timedOut }
             default: return .closed
             }
         }

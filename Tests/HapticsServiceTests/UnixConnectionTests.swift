@@ -39,6 +39,12 @@ import Testing
         try client.send(Array(third[9...]))
         #expect(try server.readFrame(timeout: .seconds(1)) == Array(third[4...]))
         #expect(server.waitForInput(timeout: .milliseconds(20)) == .timedOut)
+        #expect(server.waitForInput(timeout: .zero) == .timedOut)
+        // A zero timeout still looks at what the kernel holds (a Unix socket's send has queued
+        // the bytes at the peer by the time it returns).
+        try client.send(try Self.frame("selection"))
+        #expect(server.waitForInput(timeout: .zero) == .readable)
+        #expect(try server.readFrame(timeout: .seconds(1)) != nil)
         client.close()
         #expect(server.waitForInput(timeout: .seconds(2)) == .closed)
         #expect(try server.readFrame(timeout: .seconds(1)) == nil, "a clean end between messages")
