@@ -55,6 +55,8 @@ package enum FlatJSONScanner {
                 if byte == UInt8(ascii: "."), !seenPoint, digits > 0 {
                     seenPoint = true
                 } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    // Past 15 digits the value is not exact (and would soon overflow): give up.
+                    guard digits < 15 else { return nil }
                     mantissa = mantissa * 10 + Int(byte - UInt8(ascii: "0"))
                     digits += 1
                     if seenPoint { fractionDigits += 1 }
@@ -63,7 +65,7 @@ package enum FlatJSONScanner {
                 }
                 index += 1
             }
-            guard digits > 0, digits <= 15, !seenPoint || fractionDigits > 0 else { return nil }
+            guard digits > 0, !seenPoint || fractionDigits > 0 else { return nil }
             let value = Double(mantissa) / powersOfTen[fractionDigits]
             return negative ? -value : value
         }

@@ -104,6 +104,9 @@ import Testing
             (#"{"op":"play","version":2,"id":9007199254740994}"#, "'id': expected an integer from Int"),
             (#"{"op":"play","version":2,"trigger":-1}"#, "'trigger': expected an integer from UInt32, not -1.0"),
             (#"{"op":"play","version":2,"important":"yes"}"#, "'important': expected true or false, found a string"),
+            // Found by the fuzzer: 32 digits overflowed the scanner's whole number (a crash).
+            (#"{"version": 1, "op":77777777777777777777777777777777 "play"}"#, "expected ',' or '}' in an object"),
+            (#"{"version":2,"op":77777777777777777777777777777777}"#, "'op': expected a string, found a number"),
             (#"{"op":"play","version":2,}"#, "expected a quoted key"),
             (#"["op","play"]"#, "a message is a JSON object, not an array"),
             (#"{"op":"play","version":2} x"#, "unexpected text after the JSON value"),
