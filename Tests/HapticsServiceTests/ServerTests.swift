@@ -323,9 +323,10 @@ extension ServiceRequest {
         defer { server.stop() }
         let client = try HapticServiceClient(socketPath: path)
         let once = try client.trigger("button-pressed")
+        // Before the timed request leaves: the daemon's second can only start after this.
+        let start = SystemClock.shared.now
         let timed = try client.trigger("alarm-clock-elapsed", timeout: 1)
         let unknown = try client.trigger("x-no-such-event")
-        let start = SystemClock.shared.now
         #expect(try client.waitForEnd(of: unknown, timeout: .seconds(2)) == .notFound)
         #expect(try client.waitForEnd(of: once, timeout: .seconds(2)) == .natural, "the alarm took the actuator from the press")
         #expect(try client.waitForEnd(of: timed, timeout: .seconds(3)) == .expired)
