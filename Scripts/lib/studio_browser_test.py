@@ -237,8 +237,9 @@ try:
     picker.send_keys(sound_path)
     driver.execute_script("arguments[0].hidden = true", picker)
     wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "of sound"))
-    waves = driver.find_elements(By.CSS_SELECTOR, "#timeline .sound-wave")
-    strokes = waves[0].get_attribute("d").count("M") if waves else 0
+    # Read in the page in one step: a redraw may replace the element between a find and a read.
+    strokes = driver.execute_script(
+        "const wave = document.querySelector('#timeline .sound-wave'); return wave ? wave.getAttribute('d') : ''").count("M")
     check(strokes >= 350, f"audio: the sound's waveform is drawn on its lane ({strokes} strokes for 2 s)")
     driver.find_element(By.ID, "make-haptics").click()
     wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "made from the sound"))
