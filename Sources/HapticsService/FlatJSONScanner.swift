@@ -10,13 +10,13 @@
 /// (`LenientJSONReader`) reads the message and words any error. A request after the daemon has
 /// been idle meets this code out of the caches: the less of it there is, the sooner the chip is
 /// driven (the bench's `requestDecodeAfter40msMicroseconds`).
-package enum FlatJSONScanner {
+enum FlatJSONScanner {
     /// Exact powers of ten: a whole number of up to 15 digits divided by one of them is the
     /// correctly rounded value of the decimal.
     private static let powersOfTen: [Double] = (0...15).map { exponent in (0..<exponent).reduce(1.0) { value, _ in value * 10 } }
 
     /// The members of the object `bytes` hold, in order; nil when the scanner does not read it.
-    package static func members(of bytes: [UInt8]) -> [(key: String, value: JSONObjectReader.Member)]? {
+    static func members(of bytes: [UInt8]) -> [(key: String, value: JSONObjectReader.Member)]? {
         var index = 0
         var members: [(key: String, value: JSONObjectReader.Member)] = []
         members.reserveCapacity(8)

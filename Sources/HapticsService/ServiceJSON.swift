@@ -226,9 +226,9 @@ struct JSONObjectWriter {
 /// A flat object whose strings have no escapes (every request `haptic` and the bindings send)
 /// is scanned in place (`FlatJSONScanner`); anything else, including every malformed message,
 /// goes through the full reader, which also words the errors.
-package struct JSONObjectReader {
+struct JSONObjectReader {
     /// A member's value.
-    package enum Member {
+    enum Member {
         case string(String)
         case number(Double)
         case bool(Bool)
@@ -253,7 +253,7 @@ package struct JSONObjectReader {
 
     /// Reads `payload`; `scansFlatObjects: false` always takes the full reader (for tests that
     /// hold the two paths to the same answers).
-    package init(_ payload: [UInt8], scansFlatObjects: Bool = true) throws(ServiceFrame.FrameError) {
+    init(_ payload: [UInt8], scansFlatObjects: Bool = true) throws(ServiceFrame.FrameError) {
         if scansFlatObjects, let members = FlatJSONScanner.members(of: payload) {
             self.init(members: members)
             return

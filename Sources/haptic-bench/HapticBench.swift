@@ -259,42 +259,6 @@ struct HapticBench: ParsableCommand {
 }
 
 extension HapticBench {
-    /// The service's lines: latency beside in-process, where it goes, and the concurrent clients.
-    func printService(_ service: [String: Any]) {
-        func figures(_ value: Any?) -> [String: Double] { value as? [String: Double] ?? [:] }
-        let inProcess = figures(service["inProcess"])
-        let socket = figures(service["socket"])
-        let handled = figures(service["handledInProcess"])
-        let firstWrite = service["firstWrite"] as? [String: Any] ?? [:]
-        let breakdown = service["breakdown"] as? [String: Any] ?? [:]
-        let concurrent = service["concurrent"] as? [String: Any] ?? [:]
-        let median = { (row: [String: Double]) in row["medianMicroseconds"] ?? 0 }
-        let p99 = { (row: [String: Double]) in row["p99Microseconds"] ?? 0 }
-        print(
-            String(
-                format:
-                    "call to GO write (real clock, simulated chip, 300 each, interleaved): in-process median %.1f µs, p99 %.1f µs; through hapticd's socket median %.1f µs, p99 %.1f µs (%.1f µs more)",
-                median(inProcess), p99(inProcess), median(socket), p99(socket), median(socket) - median(inProcess)))
-        print(
-            String(
-                format:
-                    "  call to the first write (the chip's wake; GO follows its 1 ms): in-process median %.1f µs, the daemon's handling called in-process %.1f µs, through the socket %.1f µs",
-                median(figures(firstWrite["inProcess"])), median(figures(firstWrite["handledInProcess"])), median(figures(firstWrite["socket"]))))
-        let wake = figures(breakdown["socketWakeAfter2ms"])
-        let idle = figures(breakdown["socketWakeAfter40ms"])
-        let number = { (key: String) in breakdown[key] as? Double ?? 0 }
-        print(
-            String(
-                format:
-                    "  where the socket's time goes: the daemon's request handling called in-process median %.1f µs (the engine alone %.1f); a request's JSON %.1f µs to encode, %.1f µs to decode back to back, %.1f and %.1f µs 40 ms after the last (code out of the caches, as for each request here), a reply's %.1f µs to decode; a thread asleep in a Unix socket receive woken median %.1f µs, p99 %.1f µs 2 ms after its last wake-up, median %.1f µs, p99 %.1f µs 40 ms after (the floor of any socket round trip here; the bench's requests come 40 ms or more apart)",
-                median(handled), median(inProcess), number("requestEncodeMicroseconds"), number("requestDecodeMicroseconds"),
-                number("requestEncodeAfter40msMicroseconds"), number("requestDecodeAfter40msMicroseconds"), number("replyDecodeMicroseconds"),
-                median(wake), p99(wake), median(idle), p99(idle)))
-        print(
-            "hapticd, 20 clients for \(serviceSeconds) s: \(concurrent["requests"] ?? 0) requests, \(concurrent["played"] ?? 0) played, \(concurrent["dropped"] ?? 0) dropped, \(concurrent["unanswered"] ?? 0) unanswered, \(concurrent["clientsFinished"] ?? 0) of 20 clients finished, stuck: \(concurrent["stuck"] ?? true)"
-        )
-    }
-
     /// Plays a stream whose level changes at every update at 200, 500 and 1000 updates/s on the
     /// real clock, one second at a time, each second followed by a second of a bare loop that
     /// sleeps to the same absolute deadlines with the player's thread settings (timer slack, spin,
