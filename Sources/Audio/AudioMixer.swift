@@ -65,9 +65,15 @@ public struct AudioMixer: Sendable {
     }
 
     /// Ends voice `id` at `frame`, fading out over the 5 ms after it (never later than its own end).
+    /// A voice stopped at or before its first frame is never heard: it is dropped (a player
+    /// that pauses, seeks or loops takes back the sounds it placed ahead).
     public mutating func stop(_ id: Int, at frame: Int64) {
         guard let index = voices.firstIndex(where: { $0.id == id }) else { return }
-        let end = max(frame, voices[index].startFrame) + fadeFrames
+        guard frame > voices[index].startFrame else {
+            voices.remove(at: index)
+            return
+        }
+        let end = frame + fadeFrames
         if end < voices[index].lastFrame {
             voices[index].endFrame = end
             voices[index].fadeFrames = min(fadeFrames, end - voices[index].startFrame)

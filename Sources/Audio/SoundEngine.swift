@@ -126,7 +126,9 @@ public final class SoundEngine: Sendable {
         state.withLock { state in
             let at = max(frame(at: instant ?? clock.now), state.written)
             state.mixer.stop(id, at: at)
-            if let end = state.mixer.lastFrame(of: id) { state.ends[id] = min(state.ends[id] ?? end, end) }
+            // A sound stopped before it began is dropped: it ends where it was stopped.
+            let end = state.mixer.lastFrame(of: id) ?? at
+            if let known = state.ends[id] { state.ends[id] = min(known, end) }
         }
     }
 
@@ -139,8 +141,9 @@ public final class SoundEngine: Sendable {
     public func stopAll() {
         state.withLock { state in
             let at = max(frame(at: clock.now), state.written)
+            let placed = state.mixer.voices.map(\.id)
             state.mixer.stopAll(at: at)
-            for voice in state.mixer.voices { state.ends[voice.id] = voice.lastFrame }
+            for id in placed { state.ends[id] = state.mixer.lastFrame(of: id) ?? at }
         }
     }
 

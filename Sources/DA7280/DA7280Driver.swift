@@ -175,8 +175,9 @@ public final class DA7280Driver: HapticChipDriver {
     // MARK: - Status
 
     /// IRQ_EVENT1 through IRQ_STATUS1 in one read. Nothing plays by itself on this driver yet
-    /// (no waveform memory), so `playing` is false; the faults are the latched events that stop
-    /// the drive.
+    /// (no waveform memory), so `playing` is false; the faults are the latched events that hold
+    /// the chip idle until cleared (over-current, actuator, critical over-temperature, sequence
+    /// and under-voltage: datasheet §5.6.6), and E_WARNING is a warning: the chip still drives.
     public func playbackStatus() throws(HapticChipError) -> HapticChipStatus {
         try requireStarted()
         let bytes = try read(.irqEvent1, count: 4)
@@ -184,7 +185,8 @@ public final class DA7280Driver: HapticChipDriver {
         lastEvents = events
         return HapticChipStatus(
             playing: false, overCurrent: events.contains(.overCurrent), overTemperature: events.contains(.overTemperatureCritical),
-            actuatorFault: events.contains(.actuatorFault))
+            actuatorFault: events.contains(.actuatorFault), underVoltage: events.contains(.underVoltage),
+            sequenceFault: events.contains(.sequenceFault), warning: events.contains(.warning))
     }
 
     /// Inactive and IDLE first (so a fault does not fire again at once, as Linux's driver does),

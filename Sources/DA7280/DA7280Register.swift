@@ -107,8 +107,9 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
         public static let actuatorFault = Event(rawValue: 1 << 6)
         /// E_OC_FAULT: over-current: a short, or an actuator of too low impedance.
         public static let overCurrent = Event(rawValue: 1 << 7)
-        /// The events after which the chip stops driving.
-        public static let stopsDriving: Event = [.overTemperatureCritical, .actuatorFault, .overCurrent]
+        /// The events after which the chip stops driving and waits, idle, until they are cleared
+        /// (datasheet §5.6.6: bits 7, 6, 4, 3 and 1).
+        public static let stopsDriving: Event = [.overTemperatureCritical, .actuatorFault, .overCurrent, .sequenceFault, .underVoltage]
     }
 
     /// TOP_CFG1's bits.

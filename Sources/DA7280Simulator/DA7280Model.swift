@@ -67,6 +67,11 @@ public enum DA7280Model {
         if actuatorOpen && backEMFSense { return .actuatorFault }
         return []
     }
+
+    /// The fault conditions that last only while a faulty actuator is driven: a drive that
+    /// raises none of them clears them from IRQ_STATUS1 (IRQ_EVENT1 keeps them latched). The
+    /// supply's bit (STA_UVLO_VBAT_OK) is not among them: it reads 1 while the supply is fine.
+    public static let actuatorConditions: DA7280Register.Event = [.overTemperatureCritical, .actuatorFault, .overCurrent]
 }
 
 extension DA7280Model {
@@ -97,7 +102,7 @@ extension DA7280Model {
             "#define DA_MODEL_BEMF_SENSE_EN \(hex(DA7280Register.TopConfiguration1.backEMFSense.rawValue))",
             "#define DA_MODEL_E_OC_FAULT \(hex(DA7280Register.Event.overCurrent.rawValue))",
             "#define DA_MODEL_E_ACTUATOR_FAULT \(hex(DA7280Register.Event.actuatorFault.rawValue))",
-            "#define DA_MODEL_STOPS_DRIVING \(hex(DA7280Register.Event.stopsDriving.rawValue))",
+            "#define DA_MODEL_STOPS_DRIVING \(hex(actuatorConditions.rawValue))",
             "/* The drive (DA7280Model.drive) in thousandths of NOMMAX: only in DRO mode with STANDBY_EN; with",
             "   ACCELERATION_EN the level is 0-127 (above is full scale), without it two's complement. */",
             "#define DA_MODEL_DRIVE_PERMILLE(ctl1, ctl2, cfg1) \\",

@@ -35,6 +35,18 @@ public final class SimulatedDA7280: I2CBus {
         self.address = address
     }
 
+    /// The chip latches `events` as its own monitors would (a supply sag, heat, a sequence it
+    /// could not play): each is set in IRQ_EVENT1, and one that stops the drive
+    /// (`DA7280Register.Event.stopsDriving`) sends the chip to IDLE: OPERATION_MODE falls back to
+    /// inactive and the output stops until the event is cleared (datasheet §5.6.6).
+    public func raise(_ events: DA7280Register.Event) {
+        registers[Int(DA7280Register.irqEvent1.rawValue)] |= events.rawValue
+        if !events.isDisjoint(with: .stopsDriving) {
+            registers[Int(DA7280Register.topControl1.rawValue)] &= ~0x07
+        }
+        output.set(drive, at: clock.now)
+    }
+
     /// A register by name.
     public subscript(register: DA7280Register) -> UInt8 { registers[Int(register.rawValue)] }
 
@@ -83,7 +95,7 @@ public final class SimulatedDA7280: I2CBus {
             registers[Int(DA7280Register.topControl1.rawValue)] &= ~0x07
             level = 0
         } else if level != 0 {
-            registers[Int(DA7280Register.irqStatus1.rawValue)] &= ~DA7280Register.Event.stopsDriving.rawValue
+            registers[Int(DA7280Register.irqStatus1.rawValue)] &= ~DA7280Model.actuatorConditions.rawValue
         }
         output.set(level, at: now)
     }

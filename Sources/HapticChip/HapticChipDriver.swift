@@ -75,21 +75,39 @@ public struct HapticChipStatus: Sendable, Equatable {
     /// The chip sensed no back-EMF where it drove (a DA7280's actuator fault): the actuator is
     /// open, loose or stuck.
     public var actuatorFault: Bool
+    /// The supply fell below the chip's under-voltage lock-out (a DA7280's E_UVLO): the chip went
+    /// idle and drives nothing until the event is cleared.
+    public var underVoltage: Bool
+    /// The chip could not play a sequence from its waveform memory (a DA7280's E_SEQ_FAULT: a bad
+    /// sequence number, memory or PWM input); it went idle until the event is cleared.
+    public var sequenceFault: Bool
+    /// The chip warned but kept driving (a DA7280's E_WARNING: drive limited, or the temperature
+    /// warning below the critical one). Logged, never treated as a fault.
+    public var warning: Bool
 
     /// A status as a driver read it (no faults unless given).
-    public init(playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false, actuatorFault: Bool = false) {
+    public init(
+        playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false, actuatorFault: Bool = false,
+        underVoltage: Bool = false, sequenceFault: Bool = false, warning: Bool = false
+    ) {
         self.playing = playing
         self.overCurrent = overCurrent
         self.overTemperature = overTemperature
         self.actuatorFault = actuatorFault
+        self.underVoltage = underVoltage
+        self.sequenceFault = sequenceFault
+        self.warning = warning
     }
 
     /// Any fault: the chip stopped driving.
-    public var hasFault: Bool { overCurrent || overTemperature || actuatorFault }
-    /// The fault as an error, for the log.
+    public var hasFault: Bool { overCurrent || overTemperature || actuatorFault || underVoltage || sequenceFault }
+    /// The fault as an error, for the log: the one that says most about what to do.
     public var fault: HapticChipError {
-        if actuatorFault && !overCurrent && !overTemperature { return .actuatorFault }
-        return .fault(overCurrent: overCurrent, overTemperature: overTemperature)
+        if overCurrent || overTemperature { return .fault(overCurrent: overCurrent, overTemperature: overTemperature) }
+        if actuatorFault { return .actuatorFault }
+        if underVoltage { return .underVoltage }
+        if sequenceFault { return .sequenceFault }
+        return .fault(overCurrent: false, overTemperature: false)
     }
 }
 

@@ -19,6 +19,10 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
     case fault(overCurrent: Bool, overTemperature: Bool)
     /// The chip sensed no back-EMF where it drove and stopped driving.
     case actuatorFault
+    /// The chip's supply fell below its under-voltage lock-out and the chip stopped driving.
+    case underVoltage
+    /// The chip could not play a sequence from its own waveform memory and stopped.
+    case sequenceFault
     /// The configuration is not something the chip can do, or not for this actuator.
     case invalidConfiguration(String)
     /// An argument was out of range (effect number, slot count, wait length).
@@ -46,6 +50,12 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
             return "the chip reported \(which) and stopped driving. Hint: check for a shorted actuator or one whose impedance is too low; let the chip cool"
         case .actuatorFault:
             return "the chip sensed no movement from the actuator and stopped driving. Hint: check the actuator's wires, and that it is mounted and free to move"
+        case .underVoltage:
+            return
+                "the chip's supply fell below its under-voltage lock-out and it stopped driving. Hint: check the supply and its wiring; a long or thin supply wire sags when the actuator starts, and a battery may be low"
+        case .sequenceFault:
+            return
+                "the chip could not play a sequence from its waveform memory and stopped. Hint: the memory's contents or the sequence number are wrong; load the waveform memory again"
         case let .invalidConfiguration(text): return "invalid configuration: \(text)"
         case let .invalidArgument(text): return "invalid argument: \(text)"
         case let .unsupported(text): return "not supported: \(text)"

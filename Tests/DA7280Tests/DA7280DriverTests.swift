@@ -153,6 +153,33 @@ import Testing
         #expect(chip.drive == 0)
     }
 
+    /// Every bit of IRQ_EVENT1 read as what it is (datasheet T21): the five that hold the chip
+    /// idle are faults, each reported as its own error; E_WARNING (drive limited, or the 105 °C
+    /// warning) is a warning and the chip still drives; the sequence bits are neither.
+    @Test(
+        arguments: [
+            (0x01, nil, false), (0x02, HapticChipError.underVoltage, false), (0x04, nil, false),
+            (0x08, .fault(overCurrent: false, overTemperature: true), false), (0x10, .sequenceFault, false),
+            (0x20, nil, true), (0x40, .actuatorFault, false), (0x80, .fault(overCurrent: true, overTemperature: false), false)
+        ] as [(UInt8, HapticChipError?, Bool)])
+    func eachEventBitIsReadAsWhatItIs(bit: UInt8, fault: HapticChipError?, warning: Bool) throws {
+        let (driver, chip, _) = try Self.started()
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 0.5)
+        chip.raise(DA7280Register.Event(rawValue: bit))
+        let status = try driver.playbackStatus()
+        #expect(status.hasFault == (fault != nil), "IRQ_EVENT1 \(bit)")
+        if let fault { #expect(status.fault == fault, "IRQ_EVENT1 \(bit)") }
+        #expect(status.overTemperature == (bit == 0x08), "only E_OVERTEMP_CRIT (bit 3) is over-temperature")
+        #expect(status.warning == warning)
+        #expect((chip.drive != 0) == (fault == nil), "a fault holds the chip idle; anything else leaves it driving")
+        if fault != nil {
+            try driver.clearFaults()
+            #expect(chip[.irqEvent1] == 0)
+            #expect(try !driver.playbackStatus().hasFault)
+        }
+    }
+
     /// The stop on the error path: with the bus gone it throws nothing and counts what failed.
     @Test func stopQuietlyNeverThrows() throws {
         let (driver, chip, _) = try Self.started()

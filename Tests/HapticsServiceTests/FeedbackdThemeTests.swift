@@ -54,6 +54,31 @@ private let themeJSON = """
         #expect(Set(theme.skipped) == ["full/message-new-instant: Sound", "silent/x-doorbell: Led"])
     }
 
+    /// A VibraPattern's zero-magnitude segment is a pause that moves the next one later, as in
+    /// feedbackd's own notification-new-generic ([0.25, 0.0, 0.25] over [50, 250, 50] ms); a
+    /// rumble's magnitude (0-0xFFFF) and pause place and scale each repeat.
+    @Test func gapsAndMagnitudesPlaceEachSegment() throws {
+        let json = """
+            {"profiles": [{"name": "full", "feedbacks": [
+              {"event-name": "two-pulses", "type": "VibraPattern", "magnitudes": [1, 0, 1], "durations": [100, 200, 100]},
+              {"event-name": "generic", "type": "VibraPattern", "magnitudes": [0.25, 0.0, 0.25], "durations": [50, 250, 50]},
+              {"event-name": "leading-gap", "type": "VibraPattern", "magnitudes": [0, 0.5], "durations": [30, 20]},
+              {"event-name": "soft", "type": "VibraRumble", "duration": 40, "pause": 60, "count": 3, "magnitude": 32768}
+            ]}]}
+            """
+        let theme = try FeedbackdTheme(json: Data(json.utf8), file: "gaps.json")
+        func spans(_ event: String) throws -> [[Double]] {
+            try #require(theme.vibration(for: event, profile: .full)).events.map {
+                [($0.time * 1000).rounded(), ($0.duration * 1000).rounded(), ($0.intensity * 1000).rounded() / 1000]
+            }
+        }
+        #expect(try spans("two-pulses") == [[0, 100, 1], [300, 100, 1]])
+        #expect(try spans("generic") == [[0, 50, 0.25], [300, 50, 0.25]])
+        #expect(try spans("leading-gap") == [[30, 20, 0.5]])
+        #expect(try spans("soft") == [[0, 40, 0.5], [100, 40, 0.5], [200, 40, 0.5]])
+        #expect(abs(try #require(theme.vibration(for: "two-pulses", profile: .full)).duration - 0.4) < 1e-9)
+    }
+
     /// Profiles stack as the theme specification says: full uses every part, quiet its own and
     /// silent's, silent only its own.
     @Test func theLoudestAllowedPartIsPlayed() {

@@ -53,6 +53,24 @@ struct AudioToHapticsTests {
         #expect(rendered.playedSeconds >= 2.99)
     }
 
+    /// Two clicks exactly `minimumGap` apart are two onsets; closer than it, one. Clicks on the
+    /// 5 ms hop, so their frames are exactly the gap apart.
+    @Test(arguments: [(0.05, 0.05, 2), (0.045, 0.05, 1), (0.05, 0.06, 1), (0.1, 0.1, 2), (0.095, 0.1, 1)])
+    func onsetsExactlyTheMinimumGapApartAreTwo(apart: Double, minimumGap: Double, expected: Int) {
+        var mono = [Float](repeating: 0, count: 48_000)
+        for time in [0.5, 0.5 + apart] {
+            let start = Int((time * 48_000).rounded())
+            for offset in 0..<96 {
+                let sign: Float = offset % 2 == 0 ? 1 : -1
+                mono[start + offset] = Float(0.9 * exp(-Double(offset) / 30)) * sign
+            }
+        }
+        var options = AudioToHaptics.Options()
+        options.minimumGap = minimumGap
+        let onsets = AudioToHaptics(options: options).onsets(in: Sound(name: "two clicks", mono: mono)).map(\.time)
+        #expect(onsets.count == expected, "clicks \(apart) s apart, minimum gap \(minimumGap) s: onsets at \(onsets)")
+    }
+
     @Test func silenceGivesNothingAndSensitivityFindsMore() {
         #expect(AudioToHaptics().pattern(from: Sound(name: "silence", mono: [Float](repeating: 0, count: 48_000))).events.isEmpty)
         var quiet = Self.swellWithClicks()

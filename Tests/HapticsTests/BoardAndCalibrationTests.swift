@@ -127,13 +127,26 @@ private func boardError(_ text: String) -> BoardFileError? {
         #expect(!FileManager.default.fileExists(atPath: store.path + ".tmp-\(getpid())"))
     }
 
-    @Test func mismatchedInputsAreIgnoredWithAWarning() throws {
+    /// Each input auto-calibration ran with, changed alone, makes the saved results stale: they
+    /// are not applied, and the warning says why. DRIVE_TIME follows the resonant frequency: a board
+    /// file with another frequency changes it.
+    @Test(arguments: ["RATED_VOLTAGE", "OD_CLAMP", "DRIVE_TIME", "resonant frequency"])
+    func eachMismatchedInputIsIgnoredWithAWarning(input: String) throws {
         let store = temporaryStore()
         try store.save(CalibrationRecord(key: key, part: .drv2605L, configuration: configuration, values: values, calibratedAt: Date()))
+        #expect(store.lookup(key: key, configuration: configuration).record?.values == values)
         var other = configuration
-        other.ratedVoltage = 0x60
+        switch input {
+        case "RATED_VOLTAGE": other.ratedVoltage &+= 1
+        case "OD_CLAMP": other.overdriveClamp &+= 1
+        case "DRIVE_TIME": other.driveTime = (other.driveTime + 1) & 0x1F
+        default:
+            // An LRA's RATED_VOLTAGE depends on the frequency too (the open-loop formula).
+            other = try DRV2605Configuration(.lra(ratedVrms: 2.0, maximumVrms: 2.0, resonantHz: 235))
+            #expect(other.driveTime != configuration.driveTime)
+        }
         let (record, warning) = store.lookup(key: key, configuration: other)
-        #expect(record == nil)
+        #expect(record == nil, "a calibration made with another \(input) was applied")
         #expect(warning?.contains("other actuator settings") == true)
     }
 

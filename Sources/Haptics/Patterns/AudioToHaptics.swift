@@ -25,7 +25,8 @@ public struct AudioToHaptics: Sendable {
     public struct Options: Sendable, Equatable {
         /// 0...1: higher finds quieter onsets (default 0.5).
         public var sensitivity = 0.5
-        /// Onsets closer than this (seconds) are one onset (default 0.05).
+        /// Onsets closer than this (seconds) are one onset; two exactly this far apart are two
+        /// (default 0.05).
         public var minimumGap = 0.05
         /// Control points a second in the intensity and sharpness curves (default 20).
         public var pointsPerSecond = 20.0
@@ -76,7 +77,7 @@ public struct AudioToHaptics: Sendable {
             let median = neighbourhood[neighbourhood.count / 2]
             guard flux[index] > median + threshold else { continue }
             guard flux[max(0, index - 3)...min(flux.count - 1, index + 3)].allSatisfy({ $0 <= flux[index] }) else { continue }
-            guard index - lastFrame > gapFrames else { continue }
+            guard index - lastFrame >= gapFrames else { continue }  // exactly minimumGap apart: two onsets
             lastFrame = index
             found.append(
                 Onset(

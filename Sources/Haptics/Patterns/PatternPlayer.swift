@@ -124,19 +124,30 @@ public final class PatternPlayer: Sendable {
         get { state.withLock { $0.completion } }
         set { state.withLock { $0.completion = newValue } }
     }
-    /// Scales time: 2 plays twice as fast. Values ≤ 0 are ignored, as Core Haptics does.
+    /// Scales time: 2 plays twice as fast. Values ≤ 0 are ignored, as Core Haptics does. The
+    /// sounds still to come move with the haptics (each sound plays at its own speed).
     public var playbackRate: Double {
         get { state.withLock { $0.playbackRate } }
         set {
             guard newValue > 0, newValue.isFinite else { return }
             let now = clock.now
-            state.withLock { state in
-                if case .playing = state.status {
+            let sounding: (offset: Double, at: ClockInstant)? = state.withLock { state in
+                var sounding: (Double, ClockInstant)?
+                switch state.status {
+                case .playing:
                     state.originOffset = position(state, now)
                     state.origin = now
+                    sounding = (state.originOffset, now)
+                case let .scheduled(at):
+                    sounding = (state.originOffset, at)
+                default:
+                    break
                 }
                 state.playbackRate = newValue
+                return sounding
             }
+            if let sounding { replaceSounds(from: sounding.offset, at: sounding.at) }
+            wakeWork()
         }
     }
     /// Loop back to the start at the end (or at `loopEnd`) until stopped.
@@ -235,7 +246,15 @@ public final class PatternPlayer: Sendable {
             }
             return false
         }
-        if playing { replaceSounds(from: target, at: now) }
+        if playing {
+            replaceSounds(from: target, at: now)
+            wakeWork()
+        }
+    }
+
+    /// Runs `pump` now: the next write was timed for the old position or rate.
+    private func wakeWork() {
+        state.withLock { $0.work }?.wake()
     }
 
     /// Blocks until the player finishes or `timeout` passes (`nil`: still playing). On a virtual
@@ -339,7 +358,7 @@ public final class PatternPlayer: Sendable {
             case .rom:
                 guard state.nextHit < pattern.hits.count else { return .wait(deadline(state, offset: end)) }
                 let hit = pattern.hits[state.nextHit]
-                if hit.time > offset { return .wait(deadline(state, offset: hit.time)) }
+                if hit.time > offset { return .wait(deadline(state, offset: min(hit.time, end))) }
                 state.nextHit += 1
                 return .hit(token, hit.effect, target: deadline(state, offset: hit.time))
             }
