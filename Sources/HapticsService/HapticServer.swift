@@ -206,7 +206,7 @@ public final class HapticServer: Sendable {
         switch request.op {
         case .play: reply = play(request, from: client)
         case .prepare: reply = prepare(request)
-        case .stop: reply = stopClient(client)
+        case .stop: reply = request.scope == .global ? stopEverything(for: client) : stopClient(client)
         case .status: reply = status(for: client)
         case .profile: reply = setProfile(request, from: client)
         case .trigger, .end:
@@ -267,6 +267,24 @@ public final class HapticServer: Sendable {
         }
         if mine { engine.stop() }
         return ServiceReply(id: nil, ok: true, reason: mine ? "stopped" : "nothing of yours was playing")
+    }
+
+    /// `haptic stop --socket`: whatever plays, whoever asked for it, triggered feedback too (each
+    /// ended as explicitly ended); the actuator stops even when nothing was known to play.
+    private func stopEverything(for client: Client) -> ServiceReply {
+        let playing = arbiter.withLock { arbiter -> String? in
+            guard let current = arbiter.current(at: engine.clock.now) else { return nil }
+            arbiter.ended(client: current.client)
+            return current.app
+        }
+        let triggers = triggered.runs.withLock { Array($0.keys) }
+        for id in triggers { finish(id, .explicit, stopping: false) }
+        engine.stop()
+        logger.notice("hapticd: \(client.app) stopped everything\(playing.map { " (\($0) was playing)" } ?? "")")
+        return ServiceReply(
+            id: nil, ok: true,
+            reason: playing.map { "stopped \($0)'s feedback" + (triggers.isEmpty ? "" : " and \(triggers.count) triggered feedback(s)") }
+                ?? (triggers.isEmpty ? "nothing was playing; the actuator was stopped" : "ended \(triggers.count) triggered feedback(s)"))
     }
 
     private func setProfile(_ request: ServiceRequest, from client: Client) -> ServiceReply {

@@ -11,7 +11,8 @@ public struct ServiceRequest: Sendable, Equatable {
         case play
         /// Wake the chip and preload `feedback` (or `event`), so the next play is one write.
         case prepare
-        /// Stop what this client is playing.
+        /// Stop what this client is playing; with `scope: global`, whatever plays, for every
+        /// client (`haptic stop --socket`).
         case stop
         /// The chip, the profiles and what plays.
         case status
@@ -54,7 +55,7 @@ public struct ServiceRequest: Sendable, Equatable {
     public var important: Bool?
     /// For `profile`.
     public var profile: FeedbackProfile?
-    /// For `profile`: `app` (the default) or `global`.
+    /// For `profile`: `app` (the default) or `global`; for `stop`: `global` stops every client's.
     public var scope: ProfileScope?
     /// For `trigger`: -1 once, 0 until ended, N seconds.
     public var timeout: Int?

@@ -26,8 +26,13 @@ public final class SimulatedHardware: HardwareProvider {
     private let lines: [String: (chip: SimulatedDRV2605, isEnable: Bool)]
 
     /// Simulates every driver of `board` with its `actuator` preset (nil: the default); `part`
-    /// overrides the part each driver names (default DRV2605L).
-    public init(board: BoardFile, actuator: String? = nil, part: Part? = nil, clock: any HapticClock, keepsTrace: Bool = true) throws {
+    /// overrides the part each driver names (default DRV2605L), and `family` the chip family
+    /// (a DA7280 where the board names a DRV2605, or the other way): the chip a wrongly fitted
+    /// board would carry, which the board's drivers must then refuse.
+    public init(
+        board: BoardFile, actuator: String? = nil, part: Part? = nil, family: BoardFile.ChipFamily? = nil, clock: any HapticClock,
+        keepsTrace: Bool = true
+    ) throws {
         let preset = try board.actuator(named: actuator)
         var chips: [String: SimulatedDRV2605] = [:]
         var da7280Chips: [String: SimulatedDA7280] = [:]
@@ -36,7 +41,7 @@ public final class SimulatedHardware: HardwareProvider {
         var lines: [String: (chip: SimulatedDRV2605, isEnable: Bool)] = [:]
         for driver in board.drivers {
             let path = I2CBusPath.resolve(driver.bus)
-            if driver.family == .da7280 {
+            if (family ?? driver.family) == .da7280 {
                 let chip = SimulatedDA7280(clock: clock, address: driver.address)
                 chip.keepsTrace = keepsTrace
                 da7280Chips[driver.name] = chip

@@ -58,6 +58,15 @@ public struct BusCounters: Sendable, Equatable {
     public var errors = 0
     /// All zero.
     public init() {}
+    /// The traffic of two buses together.
+    public static func + (lhs: BusCounters, rhs: BusCounters) -> BusCounters {
+        var result = BusCounters()
+        result.transactions = lhs.transactions + rhs.transactions
+        result.wireBytes = lhs.wireBytes + rhs.wireBytes
+        result.errors = lhs.errors + rhs.errors
+        return result
+    }
+
     /// The traffic between two readings.
     public static func - (lhs: BusCounters, rhs: BusCounters) -> BusCounters {
         var result = BusCounters()

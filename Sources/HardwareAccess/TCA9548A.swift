@@ -34,6 +34,14 @@ public final class TCA9548A: @unchecked Sendable {
         return try body(parent)
     }
 
+    /// Runs `body` with the parent bus while no channel's user holds it (to read a counting
+    /// bus's totals between transactions).
+    public func withParent<T>(_ body: (any I2CBus) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(parent)
+    }
+
     /// Writes `bytes` to `target` on every channel in `mask` at once: the chips behind those
     /// channels receive the same bytes at the same instant (writes only; a read would collide).
     public func broadcast(to target: I2CAddress, _ bytes: [UInt8], mask: UInt8) throws(I2CError) {

@@ -17,7 +17,7 @@ struct Calibrate: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global, drives: false)
+            let session = try DeviceSession(global, verb: "calibrate", needsTheChipBecause: "auto-calibration needs the chip to itself", drives: false)
             session.announce()
             if !global.json { print("calibrating (about 1.2 s; keep the actuator mounted and still)…") }
             var reported = 0
@@ -89,7 +89,7 @@ struct Diagnose: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global, drives: false)
+            let session = try DeviceSession(global, verb: "diagnose", needsTheChipBecause: "the diagnostic needs the chip to itself", drives: false)
             session.announce()
             let verdict = try session.engine.withDriver { try $0.diagnose() }
             let live = verdict == .fine ? try session.engine.withDriver { try $0.measureWhileDriving() } : nil
@@ -130,7 +130,7 @@ struct Status: ParsableCommand {
                 try ServiceCall.run(global, socket: socket, label: "status", request: ServiceRequest(.status))
                 return
             }
-            let session = try DeviceSession(global, drives: false)
+            let session = try DeviceSession(global, verb: "status", drives: false)
             let file = try session.engine.withDriver { try $0.dumpRegisters() }
             let status = file[StatusRegister.self]
             let mode = file[ModeRegister.self]

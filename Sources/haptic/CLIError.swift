@@ -94,6 +94,7 @@ struct CLIError: Error, CustomStringConvertible {
             }
         case let error as CalibrationStoreError: return CLIError(error.description, exitCode: CLIError.runtime)
         case let error as CalibrationRequiredError: return CLIError(error.description, exitCode: CLIError.configuration)
+        case let error as WrongPartError: return CLIError(error.description, exitCode: CLIError.unavailable)
         default: return CLIError(String(describing: error), exitCode: CLIError.runtime)
         }
     }

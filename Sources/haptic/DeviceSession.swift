@@ -19,6 +19,8 @@ final class DeviceSession {
     let engines: [(name: String, engine: HapticEngine)]
     /// The opened chips as a group; with them all behind one TCA9548A, triggers are broadcast.
     let group: HapticGroup
+    /// The opened board: its bus traffic, switches included.
+    let board: HapticBoard
     let clock: any HapticClock
     /// One line for people: where this runs ("simulated DRV2605L, no I2C bus found", …).
     let origin: String
@@ -28,15 +30,28 @@ final class DeviceSession {
     let configuration: DRV2605Configuration?
     /// The key saved calibrations are filed under for this chip and actuator.
     let calibrationKey: String
-    let calibrationStore = CalibrationStore()
+    /// The machine's store, or the simulated chips' own file beside it (`--simulate` never
+    /// touches the calibrations of real chips).
+    let calibrationStore: CalibrationStore
     /// Where the calibration in use came from, for `status`.
     let calibrationSource: String
 
     /// `drives: false` for the verbs that only look at the chip (probe, dump, status) or calibrate
     /// or diagnose it themselves: the board's calibration policy is not applied at opening.
-    init(_ options: GlobalOptions, engineOptions: HapticEngine.Options = .init(), allDrivers: Bool = false, drives: Bool = true) throws {
+    /// `verb` and `reason` name why the verb opens the chip itself: with a hapticd socket named
+    /// it is refused before anything is opened (no verb drives the chip behind hapticd's back).
+    init(
+        _ options: GlobalOptions, verb: String, needsTheChipBecause reason: String = "it opens the chip itself",
+        engineOptions: HapticEngine.Options = .init(), allDrivers: Bool = false, drives: Bool = true
+    ) throws {
+        try options.refuseService(verb, because: reason)
         self.options = options
         var (file, fromPath) = try options.boardFile()
+        if options.simulatedPart == .da7280, !fromPath {
+            throw CLIError(
+                "--simulated-part da7280 needs a DA7280 board file (e.g. --board sparkfun-qwiic-da7280): a DA7280's actuator is described by its impedance and current, which only a board file gives",
+                exitCode: CLIError.usage)
+        }
         let actuatorName = fromPath ? options.actuator : nil
         let selected =
             try options.driver.map { wanted throws -> String in
@@ -49,11 +64,14 @@ final class DeviceSession {
         if let address = try options.addressOverride() { for index in file.drivers.indices { file.drivers[index].address = address } }
         if let bus = options.bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
         let simulate = options.simulates(withBoardFile: fromPath)
+        calibrationStore = simulate ? CalibrationStore(path: CalibrationStore.simulatedPath) : CalibrationStore()
         let clock: any HapticClock = simulate && options.virtualTime ? VirtualClock() : SystemClock.shared
         self.clock = clock
         let hardware: any HardwareProvider =
             simulate
-            ? try SimulatedHardware(board: file, actuator: actuatorName, part: options.simulatedPart?.part, clock: clock, keepsTrace: false)
+            ? try SimulatedHardware(
+                board: file, actuator: actuatorName, part: options.simulatedPart?.part, family: options.simulatedPart?.family, clock: clock,
+                keepsTrace: false)
             : LinuxHardwareProvider()
         var boardOptions = HapticBoard.Options()
         boardOptions.actuator = actuatorName
@@ -62,12 +80,14 @@ final class DeviceSession {
         boardOptions.calibrations = calibrationStore
         boardOptions.calibrationNamespace = simulate ? "simulated:" : ""
         boardOptions.logger.logLevel = .notice
-        boardOptions.observer = options.trace ? { transaction in print("  bus \(transaction)") } : nil
+        // On stderr, so that --json on stdout stays one JSON document.
+        boardOptions.observer = options.trace ? { transaction in FileHandle.standardError.write(Data("  bus \(transaction)\n".utf8)) } : nil
         boardOptions.warn = { FileHandle.standardError.write(Data("haptic: \($0)\n".utf8)) }
         boardOptions.inform = { FileHandle.standardError.write(Data("haptic: \($0)\n".utf8)) }
         boardOptions.calibrationPolicy = options.calibration
         boardOptions.appliesCalibrationPolicy = drives
         let board = try HapticBoard.open(file, hardware: hardware, clock: clock, options: boardOptions)
+        self.board = board
 
         let primary = board.chips.first { $0.name == selected } ?? board.chips[0]
         engine = primary.engine
@@ -114,11 +134,7 @@ final class DeviceSession {
 
     func printJSON(_ object: [String: Any]) {
         var object = object
-        let totals = engines.map(\.engine.statistics.bus).reduce(into: BusCounters()) { total, counters in
-            total.transactions += counters.transactions
-            total.wireBytes += counters.wireBytes
-            total.errors += counters.errors
-        }
+        let totals = board.busTraffic
         object["bus"] = ["transactions": totals.transactions, "bytes": totals.wireBytes, "errors": totals.errors]
         if engines.count > 1 { object["chips"] = engines.map(\.name) }
         object["device"] = origin

@@ -26,7 +26,7 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "With the simulated chip: run as fast as possible on a virtual clock (for scripts).")
     var virtualTime = false
 
-    @Option(help: "Simulated part (default: the board file's, else drv2605l).")
+    @Option(help: "Simulated part (default: the board file's, else drv2605l): a part other than the board's is refused as a wrongly fitted chip would be.")
     var simulatedPart: SimulatedPartValue?
 
     @Option(help: "Actuator: with a board file, one of its actuator names (default: the board's default); without, lra or erm.")
@@ -35,13 +35,16 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "What start-up does without a saved calibration: auto calibrates and saves, saved refuses, open-loop never calibrates (default: the board file's, else auto).")
     var calibration: CalibrationPolicy?
 
-    @Flag(help: "Print every bus transaction as it happens.")
+    @Flag(help: "Print every bus transaction as it happens, on stderr (stdout keeps the verb's output, and --json stays valid JSON).")
     var trace = false
 
     @Flag(help: "Print a machine-readable JSON summary on stdout instead of text.")
     var json = false
 
-    @Option(help: "Ask hapticd at this socket instead of opening the chip (play, pattern, sequence, status, stop, profile). Also $HAPTICD_SOCKET.")
+    @Option(
+        help:
+            "Ask hapticd at this socket instead of opening the chip (play, effect, pattern, sequence, status, stop, profile); the verbs that need the chip to themselves (probe, dump, calibrate, diagnose, demo) refuse it. Also $HAPTICD_SOCKET."
+    )
     var socket: String?
 
     /// The daemon's socket to use: `--socket`, else `$HAPTICD_SOCKET` unless the command line names
@@ -55,13 +58,24 @@ struct GlobalOptions: ParsableArguments {
     /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {
-        if let path = try board.map({ name throws -> String in try BoardFile.locate(name) }) ?? BoardFile.defaultBoardPath() {
+        let environment = ProcessInfo.processInfo.environment["HAPTIC_BOARD"].flatMap { $0.isEmpty ? nil : $0 }
+        if let path = try (board ?? environment).map({ name throws -> String in try BoardFile.locate(name) }) ?? BoardFile.defaultBoardPath() {
             return (try BoardFile.load(path), true)
         }
         guard let type = ActuatorType(rawValue: (actuator ?? "lra").lowercased()) else {
             throw CLIError("--actuator must be lra or erm without a board file, not '\(actuator ?? "")'", exitCode: CLIError.usage)
         }
         return (BoardFile.single(actuator: type), false)
+    }
+
+    /// Refuses (exit 64) when a hapticd socket is named: `verb` would open the chip behind the
+    /// daemon's back while it drives it. Every verb that opens the chip itself calls this first.
+    func refuseService(_ verb: String, because reason: String) throws {
+        guard let socket = serviceSocket else { return }
+        let named = self.socket != nil ? "--socket \(socket)" : "HAPTICD_SOCKET=\(socket)"
+        throw CLIError(
+            "\(verb) does not go through hapticd (\(named)): \(reason). Stop hapticd first (systemctl stop hapticd) and run it without \(self.socket != nil ? "--socket" : "HAPTICD_SOCKET")",
+            exitCode: CLIError.usage)
     }
 
     /// `--address` when it is not the default 0x5A.

@@ -50,7 +50,10 @@ enum ActuatorValue: String, CaseIterable, ExpressibleByArgument {
 
 /// `--simulated-part`: which member of the family the simulated chip is.
 enum SimulatedPartValue: String, CaseIterable, ExpressibleByArgument {
-    case drv2605l, drv2605, drv2604l, drv2604
+    case drv2605l, drv2605, drv2604l, drv2604, da7280
 
-    var part: Part { Part(name: rawValue) ?? .drv2605L }
+    /// The DRV2605-family part (nil for a DA7280).
+    var part: Part? { Part(name: rawValue) }
+    /// The chip family simulated.
+    var family: BoardFile.ChipFamily { self == .da7280 ? .da7280 : .drv2605 }
 }

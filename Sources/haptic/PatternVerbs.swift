@@ -54,10 +54,14 @@ struct PatternCommand: ParsableCommand {
                 var request = ServiceRequest(.play)
                 request.pattern = try String(contentsOfFile: file, encoding: .utf8)
                 service.apply(to: &request)
-                try ServiceCall.run(
-                    global, socket: socket, label: (file as NSString).lastPathComponent, request: request,
-                    timeout: .secondsClamped(document.pattern.duration + 10),
-                    extra: ["file": file, "designedSeconds": document.pattern.duration])
+                // --loop: the pattern again as soon as hapticd answers that it ended, until
+                // interrupted (hapticd stops a client's pattern when the client leaves) or dropped.
+                repeat {
+                    try ServiceCall.run(
+                        global, socket: socket, label: (file as NSString).lastPathComponent, request: request,
+                        timeout: .secondsClamped(document.pattern.duration + 10),
+                        extra: ["file": file, "designedSeconds": document.pattern.duration])
+                } while loop
                 return
             }
             // The pattern's audio events: required when an audio output was named (a missing or
@@ -78,7 +82,7 @@ struct PatternCommand: ParsableCommand {
             var renderer = try patternOptions.renderer()
             renderer.playsAudio = soundTrack?.isEmpty == false || !audioWarnings.isEmpty
             let rendered = renderer.render(document.pattern)
-            let session = try DeviceSession(global, allDrivers: all)
+            let session = try DeviceSession(global, verb: "pattern", allDrivers: all)
             session.announce()
             var sounds: SoundEngine?
             if let soundTrack, !soundTrack.isEmpty {
@@ -204,7 +208,7 @@ struct SequenceCommand: ParsableCommand {
                     extra: ["notes": parsed.count])
                 return
             }
-            let session = try DeviceSession(global)
+            let session = try DeviceSession(global, verb: "sequence")
             session.announce()
             let hasSounds = parsed.contains { if case .sound = $0 { return true } else { return false } }
             let sounds = hasSounds ? try audio.open(for: session, what: "the sequence's sound notes") : nil

@@ -14,7 +14,7 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global, drives: false)
+            let session = try DeviceSession(global, verb: "probe", needsTheChipBecause: "it reads the chip's registers directly", drives: false)
             let capabilities = session.engine.capabilities
             if global.json {
                 session.printJSON([
@@ -35,15 +35,33 @@ struct EffectCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Effect number (1-123) or a unique part of its name, e.g. 47 or \"sharp tick 1\".")
     var effect: String
+    @OptionGroup var service: ServiceOptions
 
     func run() throws {
         try CLIError.reporting {
             guard let found = Effect.lookup(effect) else {
                 throw CLIError("no ROM effect '\(effect)': give a number 1-123 or a unique part of a name (see 'haptic effects')", exitCode: CLIError.dataError)
             }
-            let session = try DeviceSession(global)
+            if let socket = global.serviceSocket {
+                var request = ServiceRequest(.play)
+                request.effect = Int(found.rawValue)
+                service.apply(to: &request)
+                try ServiceCall.run(
+                    global, socket: socket, label: "effect \(found.rawValue)", request: request,
+                    extra: ["effect": Int(found.rawValue), "name": found.name])
+                return
+            }
+            let session = try DeviceSession(global, verb: "effect")
             session.announce()
-            if !global.json { print("effect \(found.rawValue): \(found.name) (about \(found.estimatedDuration))") }
+            // What reaches the chip: the effect, or under the policy's intensity scale a weaker
+            // variant or its stream (as `engine.play(plan:)` plays it).
+            let designed = FeedbackPlan.rom(WaveformSequence(found))
+            var played = designed.scaled(by: session.engine.policy.intensityScale)
+            if !session.engine.hasEffectLibrary { played = played.streamed }
+            let plan = describe(played, designed: designed, on: session.engine)
+            if !global.json {
+                print("effect \(found.rawValue): \(found.name) (about \(found.estimatedDuration))" + (played == designed ? "" : "; played as \(plan)"))
+            }
             let before = session.engine.statistics.bus
             let start = session.clock.now
             let outcome = session.engine.play(plan: .rom(WaveformSequence(found)), label: "effect \(found.rawValue)")
@@ -52,7 +70,7 @@ struct EffectCommand: ParsableCommand {
             let state = try session.finalState()
             if global.json {
                 session.printJSON([
-                    "effect": Int(found.rawValue), "name": found.name,
+                    "effect": Int(found.rawValue), "name": found.name, "plan": plan,
                     "trigger": ["transactions": trigger.transactions, "bytes": trigger.wireBytes],
                     "playedSeconds": session.clock.now.duration(since: start).secondsDouble,
                     "final": state, "awakeSeconds": session.engine.statistics.awakeSeconds,
@@ -92,7 +110,7 @@ struct Dump: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global, drives: false)
+            let session = try DeviceSession(global, verb: "dump", needsTheChipBecause: "it reads every register directly", drives: false)
             let file = try session.engine.withDriver { try $0.dumpRegisters() }
             if global.json {
                 var registers: [String: Int] = [:]
@@ -167,7 +185,7 @@ struct Play: ParsableCommand {
             guard let value = Feedback(name: feedback, intensity: intensity) else {
                 throw CLIError("no feedback named '\(feedback)'; known: " + FeedbackKind.all.map(\.name).joined(separator: ", "), exitCode: CLIError.dataError)
             }
-            let session = try DeviceSession(global, allDrivers: all)
+            let session = try DeviceSession(global, verb: "play", allDrivers: all)
             session.announce()
             var feedbackSounds: FeedbackSounds?
             if sound {
@@ -204,7 +222,8 @@ struct Play: ParsableCommand {
             } else {
                 outcome = session.engine.play(value)
             }
-            let trigger = session.engine.statistics.lastTrigger
+            // One write through the switch started every chip: that is the trigger.
+            let trigger = (all ? session.group.lastBroadcastTrigger : nil) ?? session.engine.statistics.lastTrigger
             // A feedback that was not played is not heard either.
             if case .dropped = outcome { feedbackSounds?.engine.stopAll() }
             let audioReport = try finishSounds(feedbackSounds?.engine)
@@ -233,11 +252,22 @@ struct Play: ParsableCommand {
     }
 }
 
-/// The plan `--json` reports: the mapping's, saying when the chip plays it as a stream instead.
+/// The plan `--json` reports: what is written to the chip, and, where that is not the mapping's
+/// plan, the mapping's and why (the policy's intensity scale, a chip without a ROM library).
 func planDescription(_ feedback: Feedback, on engine: HapticEngine) -> String {
-    guard let designed = engine.mapping.plan(for: feedback) else { return "" }
-    guard case .rom = designed, case .realTime? = engine.plan(for: feedback) else { return designed.description }
-    return "\(designed) (as a real-time stream: the \(engine.capabilities.chip) has no ROM effect library)"
+    guard let designed = engine.mapping.plan(for: feedback), let played = engine.plan(for: feedback) else { return "" }
+    return describe(played, designed: designed, on: engine)
+}
+
+/// `played`, and where it is not `designed`, the design and why it changed.
+func describe(_ played: FeedbackPlan, designed: FeedbackPlan, on engine: HapticEngine) -> String {
+    guard played != designed else { return designed.description }
+    var reasons: [String] = []
+    let scale = engine.policy.intensityScale
+    if scale < 0.999 { reasons.append(String(format: "the policy's intensityScale %.2f", scale)) }
+    if case .rom = designed, !engine.hasEffectLibrary { reasons.append("the \(engine.capabilities.chip) has no ROM effect library") }
+    let how = played.isRealTime ? "as a real-time stream" : "as a weaker ROM effect"
+    return "\(played) (\(designed) \(how): \(reasons.joined(separator: "; ")))"
 }
 
 struct Demo: ParsableCommand {
@@ -247,7 +277,7 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
-            let session = try DeviceSession(global)
+            let session = try DeviceSession(global, verb: "demo", needsTheChipBecause: "the demo tours the chip's power states, which hapticd manages")
             session.announce()
             var results: [[String: Any]] = []
             var notPlayed: [(name: String, reason: DropReason)] = []
@@ -296,14 +326,22 @@ struct StopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: "Stop the actuator and put the chip in standby, whatever it was doing; read back, exit 1 if it still drives.",
-        discussion: "Opens the chip itself (never through hapticd): run it when nothing else drives the chip, as hapticd's unit does after the daemon stops.")
+        discussion:
+            "With --socket (or $HAPTICD_SOCKET), asks hapticd to stop whatever it plays, for every client. Otherwise opens the chip itself: run it so when nothing else drives the chip, as hapticd's unit does after the daemon stops."
+    )
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         try CLIError.reporting {
+            if let socket = global.serviceSocket {
+                var request = ServiceRequest(.stop)
+                request.scope = .global
+                try ServiceCall.run(global, socket: socket, label: "stop", request: request)
+                return
+            }
             // Opening starts the chip afresh (a DRV2605 is reset), which stops any drive; then the
             // explicit stop and standby, and the read-back that says whether it worked.
-            let session = try DeviceSession(global, drives: false)
+            let session = try DeviceSession(global, verb: "stop", drives: false)
             session.engine.stop()
             session.finish()
             let final = try session.finalState()

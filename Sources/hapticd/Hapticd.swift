@@ -136,7 +136,7 @@ struct Hapticd: AsyncParsableCommand {
             throw exit
         } catch {
             FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
-            throw ExitCode(78)
+            throw ExitCode(Hapticd.exitCode(for: error))
         }
         // SIGHUP: the theme read again; a theme that no longer loads leaves the old one in force.
         let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
@@ -170,6 +170,18 @@ struct Hapticd: AsyncParsableCommand {
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))
         if !stopped { throw ExitCode(1) }
+    }
+}
+
+extension Hapticd {
+    /// 78 (EX_CONFIG) for what a setting says wrong (the board file, the calibration policy, a
+    /// theme); 69 (EX_UNAVAILABLE) for what is not there (no bus, no chip, another chip than the
+    /// board's, a GPIO line, the socket's folder), as `haptic` exits.
+    static func exitCode(for error: any Error) -> Int32 {
+        switch error {
+        case is BoardFileError, is CalibrationRequiredError, is FeedbackdTheme.LoadError: return 78
+        default: return 69
+        }
     }
 }
 

@@ -25,9 +25,10 @@ import Testing
     @Test func anEffectPlaysAndTheTraceEndsInStandby() throws {
         let run = try haptic.run(["effect", "1", "--simulate", "--virtual-time", "--trace"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
-        #expect(writes.contains { $0.hasSuffix("[0C 01]") }, "no GO written:\n\(run.stdout)")
-        #expect(writes.last?.hasSuffix("[01 40]") == true, "the trace does not end in standby:\n\(run.stdout)")
+        let writes = run.stderr.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        #expect(writes.contains { $0.hasSuffix("[0C 01]") }, "no GO written:\n\(run.stderr)")
+        #expect(writes.last?.hasSuffix("[01 40]") == true, "the trace does not end in standby:\n\(run.stderr)")
+        #expect(!run.stdout.split(separator: "\n").contains { $0.hasPrefix("  bus ") }, "the trace is on stdout:\n\(run.stdout)")
     }
 
     /// A DRV2604L (no ROM effect library) plays what an app asks for most, as a stream: exit 0,
@@ -101,12 +102,12 @@ import Testing
     func aSignalStopsTheActuator(signal: Int32) throws {
         let running = try haptic.start(["pattern", "Examples/patterns/heartbeat.ahap", "--simulate", "--loop", "--trace"], environment: environment)
         // The pattern is playing once RTP writes (mode 5) show in the trace.
-        try running.waitUntil("real-time playback in the trace") { running.standardOutput.contains("W 0x5A [01 05") }
+        try running.waitUntil("real-time playback in the trace") { running.standardError.contains("W 0x5A [01 05") }
         running.signal(signal)
         let run = try running.wait(deadline: .seconds(30))
         #expect(run.status == 130, "exit \(run.status) after signal \(signal): \(run.stderr)")
         #expect(run.stderr.contains("actuator stopped"), "\(run.stderr)")
-        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        let writes = run.stderr.split(separator: "\n").filter { $0.contains("W 0x5A") }
         #expect(writes.last?.hasSuffix("[01 40]") == true, "the trace does not end with the standby write:\n\(writes.suffix(3).joined(separator: "\n"))")
         #expect(
             writes.suffix(4).contains { $0.contains("W 0x5A [01 00 00") || $0.contains("W 0x5A [02 00]") },

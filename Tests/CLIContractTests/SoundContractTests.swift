@@ -43,11 +43,11 @@ import Testing
         return nil
     }
 
-    /// Times of the GO writes in a `--trace` after the chip was opened (a first start-up's
-    /// calibration writes GO too).
-    func goTimes(_ stdout: String) -> [Double] {
-        let lines = stdout.split(separator: "\n")
-        let opened = lines.firstIndex { $0.hasPrefix("haptic: ") } ?? 0
+    /// Times of the GO writes in a `--trace` (on stderr) after the chip was opened: a first
+    /// start-up calibrates, with GO writes of its own, before it says so ("auto-calibrated").
+    func goTimes(_ trace: String) -> [Double] {
+        let lines = trace.split(separator: "\n")
+        let opened = lines.lastIndex { $0.contains("auto-calibrated") } ?? 0
         return lines[opened...].filter { $0.hasSuffix("W 0x5A [0C 01]") }.compactMap { line in
             line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
         }
@@ -60,8 +60,8 @@ import Testing
             ["sequence", "sound \(sound), impact-heavy, wait 0.5, sound \(sound), success", "--simulate", "--virtual-time", "--trace", "--audio-output", "wav:" + recording],
             environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        let gos = goTimes(run.stdout)
-        #expect(gos.count == 2, "\(run.stdout)")
+        let gos = goTimes(run.stderr)
+        #expect(gos.count == 2, "\(run.stderr)")
         let first = try #require(try onset(recording))
         let second = try #require(try onset(recording, from: first + 0.1))
         #expect(abs(first - gos[0]) < 0.001, "sound at \(first) s, GO at \(gos[0]) s")
@@ -88,7 +88,7 @@ import Testing
         let run = try haptic.run(
             ["play", "warning", "--sound", "--simulate", "--virtual-time", "--trace", "--audio-output", "wav:" + recording], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        let go = try #require(goTimes(run.stdout).first)
+        let go = try #require(goTimes(run.stderr).first)
         let heard = try #require(try onset(recording, threshold: 100))
         // dialog-warning.oga begins quietly: its onset is after the GO, never before it.
         #expect(heard >= go - 0.001 && heard < go + 0.2, "sound at \(heard) s, GO at \(go) s")
@@ -118,9 +118,9 @@ import Testing
             ["sequence", "sound complete, impact-heavy", "--simulate", "--virtual-time", "--trace", "--audio-device", "hw:97,0"], environment: environment)
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.errorLines.last?.contains("audio device 'hw:97,0'") == true, "\(run.stderr)")
-        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
-        #expect(writes.last?.hasSuffix("[01 40]") == true, "\(run.stdout)")
-        #expect(goTimes(run.stdout).isEmpty, "a GO was written:\n\(run.stdout)")
+        let writes = run.stderr.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        #expect(writes.last?.hasSuffix("[01 40]") == true, "\(run.stderr)")
+        #expect(goTimes(run.stderr).isEmpty, "a GO was written:\n\(run.stderr)")
     }
 
     @Test func anUnwritableRecordingExits73() throws {
@@ -143,7 +143,7 @@ import Testing
         let run = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time", "--trace", "--audio-output", "wav:" + recording], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stdout.contains("not played"), "\(run.stdout)")
-        let go = try #require(goTimes(run.stdout).first)
+        let go = try #require(goTimes(run.stderr).first)
         let heard = try #require(try onset(recording))
         #expect(abs(heard - go) < 0.001, "sound at \(heard) s, GO at \(go) s")
         let quiet = try haptic.run(["pattern", ahap, "--simulate", "--virtual-time", "--no-audio"], environment: environment)

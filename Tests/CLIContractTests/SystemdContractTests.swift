@@ -118,7 +118,9 @@ import Testing
     @Test func stopLeavesTheChipInStandby() throws {
         let run = try haptic.run(["stop", "--simulate", "--virtual-time", "--trace", "--json"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        let writes = run.stdout.split(separator: "\n").filter { $0.contains("W 0x5A") }
-        #expect(writes.last?.hasSuffix("[01 40]") == true, "\(run.stdout)")
+        let writes = run.stderr.split(separator: "\n").filter { $0.contains("W 0x5A") }
+        #expect(writes.last?.hasSuffix("[01 40]") == true, "\(run.stderr)")
+        // The trace on stderr: --json's stdout is one JSON document.
+        #expect(run.json != nil, "not JSON:\n\(run.stdout.prefix(400))")
     }
 }

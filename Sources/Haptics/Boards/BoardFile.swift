@@ -109,8 +109,12 @@ public struct BoardFile: Sendable, Equatable {
         public var bus: String
         /// 0x5A for every DRV2605 (the chip has no address pins); 0x4A for a DA7280 unless said.
         public var address: I2CAddress
-        /// The DRV2605-family part expected; a different one found at start-up is reported.
+        /// The DRV2605-family part expected; a different one found at start-up is refused
+        /// (`WrongPartError`), unless it is among `alsoAccepts`.
         public var part: Part?
+        /// Other parts the board works with (`"alsoAccepts": ["drv2605"]`): a board sold with
+        /// either chip fitted.
+        public var alsoAccepts: [Part] = []
         /// The GPIO line wired to EN, if any: lets the engine shut the chip down when idle.
         public var enable: Line?
         /// The GPIO line wired to IN/TRIG, if any: a prepared trigger without a bus write.
@@ -209,10 +213,14 @@ extension BoardFile {
         return directories
     }
 
-    /// The machine's own board file, used when no `--board` is given: `$HAPTIC_BOARD`, else
-    /// `/etc/haptics/board.json` if it exists.
+    /// The machine's own board file, used when no `--board` is given: `$HAPTIC_BOARD` (a name or
+    /// a path, as `--board` takes it), else `/etc/haptics/board.json` if it exists.
     public static func defaultBoardPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let path = environment["HAPTIC_BOARD"] { return path }
+        if let named = environment["HAPTIC_BOARD"], !named.isEmpty {
+            // A name, as `--board` takes it; an unknown one is returned as it is, so that loading
+            // it names what is wrong.
+            return (try? locate(named)) ?? named
+        }
         let system = "/etc/haptics/board.json"
         return FileManager.default.fileExists(atPath: system) ? system : nil
     }

@@ -140,6 +140,18 @@ struct FieldReader {
                 part = parsed
             }
         }
+        var alsoAccepts: [Part] = []
+        if let accepted = object["alsoAccepts"] {
+            guard part != nil, let names = accepted as? [String] else {
+                throw fail("\(field).alsoAccepts", "is set", part == nil ? "only beside a DRV2605-family \"part\"" : "a list of parts: drv2605, drv2605l, drv2604, drv2604l")
+            }
+            for name in names {
+                guard let parsed = Part(name: name) else {
+                    throw fail("\(field).alsoAccepts", "names '\(name)'", "drv2605, drv2605l, drv2604, drv2604l")
+                }
+                alsoAccepts.append(parsed)
+            }
+        }
         let defaultAddress = family == .da7280 ? I2CAddress.da7280 : .drv2605
         let address = object["address"] == nil ? defaultAddress : try self.address(object["address"], "\(field).address")
         if family == .da7280 {
@@ -170,7 +182,7 @@ struct FieldReader {
             calibration = policy
         }
         return BoardFile.Driver(
-            name: name, bus: bus, address: address, part: part,
+            name: name, bus: bus, address: address, part: part, alsoAccepts: alsoAccepts,
             enable: try line(object["enable"], "\(field).enable"),
             trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux,
             calibration: calibration, family: family)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import Foundation
 
 /// What a chip does at start-up about auto-calibration, set per driver in a board file
 /// (`"calibration": "auto"`) or for every chip through `HapticBoard.Options.calibrationPolicy`.
@@ -30,12 +31,29 @@ public enum CalibrationPolicy: String, Sendable, Equatable, CaseIterable, Custom
 public struct CalibrationRequiredError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The driver's name in the board file.
     public let driver: String
-    /// The board file's name, for the command that fixes it.
+    /// The board file's name, for people.
     public let board: String
+    /// The command that makes the calibration, with the board as `--board` finds it: its name
+    /// when that finds this file, else its path; `--actuator` without a board file.
+    public let command: String
+
+    /// The error for `driver` of `file`.
+    public init(driver: String, file: BoardFile) {
+        self.driver = driver
+        board = file.name
+        var command = "haptic calibrate"
+        if file.path == BoardFile.single().path {
+            command += " --actuator \(file.actuators.first?.specification.type.rawValue ?? "lra")"
+        } else if (try? BoardFile.locate(file.name)).map({ URL(fileURLWithPath: $0).standardizedFileURL == URL(fileURLWithPath: file.path).standardizedFileURL }) == true {
+            command += " --board \(file.name)"
+        } else {
+            command += " --board \(file.path.contains(" ") ? "'\(file.path)'" : file.path)"
+        }
+        if driver != file.drivers.first?.name { command += " --driver \(driver)" }
+        self.command = command
+    }
 
     public var description: String {
-        "\(driver): calibration policy 'saved' and no saved calibration: run 'haptic calibrate --board \(board)"
-            + (driver == "main" ? "" : " --driver \(driver)")
-            + "' with the actuator mounted, or set \"calibration\" to \"auto\" or \"open-loop\" in the board file"
+        "\(driver): calibration policy 'saved' and no saved calibration: run '\(command)' with the actuator mounted, or set \"calibration\" to \"auto\" or \"open-loop\" in the board file"
     }
 }

@@ -66,6 +66,15 @@ public struct CalibrationStore: Sendable {
         return home + "/.local/state/haptics/calibration.json"
     }
 
+    /// Where simulated chips keep their calibrations: `simulated-calibration.json` beside
+    /// `defaultPath`, a file of their own, so a simulated run never changes what a real chip
+    /// restores.
+    public static var simulatedPath: String {
+        let real = defaultPath
+        let directory = (real as NSString).deletingLastPathComponent
+        return (directory.isEmpty ? "" : directory + "/") + "simulated-calibration.json"
+    }
+
     /// The key for a chip and its actuator.
     public static func key(bus: String, address: I2CAddress, mux: BoardFile.MuxChannel? = nil, actuator: ActuatorSpecification) -> String {
         let muxText = mux.map { "\($0.address)/\($0.channel)" } ?? "none"

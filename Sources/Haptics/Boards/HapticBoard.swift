@@ -73,11 +73,31 @@ public final class HapticBoard {
     /// The first opened chip's engine: the board's only one, or the one asked for first.
     public var engine: HapticEngine { chips[0].engine }
 
-    private init(file: BoardFile, actuator: BoardFile.Actuator, chips: [Chip], group: HapticGroup) {
+    /// The totals of what every chip's engine sees on its own bus (a chip behind a switch sees
+    /// its channel's traffic only).
+    private let directTraffic: @Sendable () -> BusCounters
+    /// The totals on each switch's side of the bus.
+    private let switchTraffic: [TCA9548A]
+
+    /// Everything the board's chips and switches put on the bus so far, each transaction once:
+    /// the chips' own traffic, and on a switch's side its channel selections and broadcast
+    /// triggers with the traffic of the chips behind it.
+    public var busTraffic: BusCounters {
+        switchTraffic.reduce(directTraffic()) { total, front in
+            total + front.withParent { ($0 as? MonitoredBus)?.counters ?? BusCounters() }
+        }
+    }
+
+    private init(
+        file: BoardFile, actuator: BoardFile.Actuator, chips: [Chip], group: HapticGroup, switches: [TCA9548A],
+        direct: @escaping @Sendable () -> BusCounters
+    ) {
         self.file = file
         self.actuator = actuator
         self.chips = chips
         self.group = group
+        switchTraffic = switches
+        directTraffic = direct
     }
 
     /// Opens the board's chips on `hardware`: buses and lines requested, every chip started and
@@ -103,6 +123,10 @@ public final class HapticBoard {
         var engineOptions = options.engine
         engineOptions.mapping = file.mapping(for: preset.specification.type)
         var switches: [String: TCA9548A] = [:]
+        // Each switch's side of the bus, counted and traced whole: its channel selections and the
+        // triggers broadcast through it are bus traffic too (the chips' own engines see only
+        // their channel's).
+        var switchBuses: [String: MonitoredBus] = [:]
         var chips: [Chip] = []
         for driver in drivers {
             let busPath = I2CBusPath.resolve(driver.bus)
@@ -123,16 +147,20 @@ public final class HapticBoard {
             }
             let base = try hardware.bus(at: busPath)
             let bus: any I2CBus
+            var boardOptions = options
             if let mux = driver.mux {
                 let switchKey = "\(busPath)@\(mux.address)"
-                let front = switches[switchKey] ?? TCA9548A(parent: base, address: mux.address)
+                let parent = switchBuses[switchKey] ?? MonitoredBus(base, clock: clock, observer: options.observer)
+                switchBuses[switchKey] = parent
+                let front = switches[switchKey] ?? TCA9548A(parent: parent, address: mux.address)
                 switches[switchKey] = front
                 bus = front.channel(mux.channel) ?? base
+                boardOptions.observer = nil  // traced once, on the switch's side
             } else {
                 bus = base
             }
             if driver.family == .da7280 {
-                let engine = try openDA7280(driver, preset: preset, file: file, bus: bus, clock: clock, engineOptions: engineOptions, options: options)
+                let engine = try openDA7280(driver, preset: preset, file: file, bus: bus, clock: clock, engineOptions: engineOptions, options: boardOptions)
                 chips.append(
                     Chip(name: driver.name, engine: engine, configuration: nil, calibrationKey: key, calibrationSource: "none needed: the DA7280 measures its actuator itself"))
                 continue
@@ -145,13 +173,16 @@ public final class HapticBoard {
                 try HapticEngine(
                     bus: bus, address: driver.address, configuration: configuration, enableLine: enable,
                     triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
-                    observer: options.observer)
+                    observer: boardOptions.observer)
             }
             var engine = try start(chipConfiguration)
             // Board files describe DRV2605-family chips (the engine was started on one above).
             guard let part = engine.capabilities.part else { throw DRV2605Error.unsupported("\(driver.name): not a DRV2605-family chip") }
-            if let expected = driver.part, part != expected {
-                options.warn("the board file expects a \(expected) for \(driver.name) but found a \(part)")
+            if let expected = driver.part, part != expected, !driver.alsoAccepts.contains(part) {
+                // Another chip than the board's: its voltages, library and calibration rules were
+                // computed for the part named, so nothing plays on it.
+                _ = engine.shutdown()
+                throw WrongPartError(board: file.name, file: file.path, driver: driver.name, expected: expected, found: part, bus: busPath, address: driver.address)
             }
             // Never closed loop uncalibrated: the driver has a calibration (saved, or a programmed
             // chip's OTP), or one is made now, or the chip is refused or driven open loop.
@@ -168,7 +199,7 @@ public final class HapticBoard {
                 case .openLoop:
                     break  // set open loop above
                 case .saved:
-                    throw CalibrationRequiredError(driver: driver.name, board: file.name)
+                    throw CalibrationRequiredError(driver: driver.name, file: file)
                 case .auto:
                     do {
                         let values = try engine.withDriver { try $0.calibrate() }
@@ -207,15 +238,23 @@ public final class HapticBoard {
         }
         // Every chip behind one switch: one GO write through all their channels starts them at once.
         let engines = chips.map(\.engine)
+        let direct = zip(drivers, engines).filter { $0.0.mux == nil }.map(\.1)
+        let directTraffic: @Sendable () -> BusCounters = {
+            direct.map(\.statistics.bus).reduce(BusCounters(), +)
+        }
+        let fronts = Array(switches.values)
         if chips.count > 1, switches.count == 1, let front = switches.values.first,
             drivers.allSatisfy({ $0.family == .drv2605 && $0.mux != nil && $0.address == drivers[0].address })
         {
             let mask = drivers.compactMap(\.mux?.channel).reduce(UInt8(0)) { $0 | (UInt8(1) << UInt8($1)) }
             let target = drivers[0].address
-            let group = HapticGroup(engines: engines, clock: clock) { try front.broadcast(to: target, Register.go.write(1), mask: mask) }
-            return HapticBoard(file: file, actuator: preset, chips: chips, group: group)
+            let traffic: @Sendable () -> BusCounters = { front.withParent { ($0 as? MonitoredBus)?.counters ?? BusCounters() } }
+            let group = HapticGroup(
+                engines: engines, clock: clock, broadcast: { try front.broadcast(to: target, Register.go.write(1), mask: mask) }, traffic: traffic)
+            return HapticBoard(file: file, actuator: preset, chips: chips, group: group, switches: fronts, direct: directTraffic)
         }
-        return HapticBoard(file: file, actuator: preset, chips: chips, group: HapticGroup(engines: engines, clock: clock))
+        return HapticBoard(
+            file: file, actuator: preset, chips: chips, group: HapticGroup(engines: engines, clock: clock), switches: fronts, direct: directTraffic)
     }
 }
 

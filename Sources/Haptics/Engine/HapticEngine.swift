@@ -204,7 +204,8 @@ public final class HapticEngine: Sendable {
     /// Plays a plan directly (patterns, sequences, board-file overrides).
     @discardableResult
     public func play(plan: FeedbackPlan, label: String) -> FeedbackOutcome {
-        let outcome = withCore { $0.play(plan: plan, label: label, selection: false) }
+        // At the policy's intensity scale, as every feedback is (a weaker ROM variant or a stream).
+        let outcome = withCore { $0.play(plan: plan.scaled(by: $0.options.policy.intensityScale), label: label, selection: false) }
         finish()
         return outcome
     }
@@ -287,7 +288,9 @@ public final class HapticEngine: Sendable {
     }
     /// Whether the chip plays effects from a library of its own (a DRV2605's ROM); without one,
     /// every plan and pattern is streamed.
-    var hasEffectLibrary: Bool { withCore { $0.library != nil } }
+    /// Whether the chip has a library of effects it plays by itself (a DRV2604 has none: its
+    /// feedback and patterns stream).
+    public var hasEffectLibrary: Bool { withCore { $0.library != nil } }
     /// When the chip can start playing (after the wake delay once it left standby).
     var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
 

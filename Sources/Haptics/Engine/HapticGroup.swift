@@ -13,6 +13,8 @@ public final class HapticGroup: Sendable {
     public let engines: [HapticEngine]
     public let clock: any HapticClock
     private let broadcast: (@Sendable () throws -> Void)?
+    private let traffic: (@Sendable () -> BusCounters)?
+    private let broadcastTrigger = Locked<BusCounters?>(nil)
 
     /// A group of chips played together.
     /// - Parameters:
@@ -20,20 +22,34 @@ public final class HapticGroup: Sendable {
     ///   - clock: the clock the group's skew and waits are measured on (a virtual one in tests).
     ///   - broadcast: writes GO = 1 to every chip at once, e.g.
     ///     `{ try mux.broadcast(to: .drv2605, Register.go.write(1), mask: 0x0F) }`.
-    public init(engines: [HapticEngine], clock: any HapticClock, broadcast: (@Sendable () throws -> Void)? = nil) {
+    ///   - traffic: the counters of the bus the broadcast goes out on (the switch's side), read
+    ///     before and after it for `lastBroadcastTrigger`.
+    public init(
+        engines: [HapticEngine], clock: any HapticClock, broadcast: (@Sendable () throws -> Void)? = nil,
+        traffic: (@Sendable () -> BusCounters)? = nil
+    ) {
         self.engines = engines
         self.clock = clock
+        self.traffic = traffic
         self.broadcast = broadcast
     }
+
+    /// The bus traffic of the last feedback's trigger when one write started every chip (the
+    /// switch's channel selection, when it changed, and the GO); nil when the chips were
+    /// triggered one by one (each engine's `statistics.lastTrigger` then), or without `traffic`.
+    public var lastBroadcastTrigger: BusCounters? { broadcastTrigger.withLock { $0 } }
 
     /// Plays `feedback` on every chip; returns the skew on the clock, from the first trigger to the last.
     @discardableResult
     public func play(_ feedback: Feedback) -> Duration {
         for engine in engines { engine.prepare(feedback) }
         if let ready = engines.map(\.readyInstant).max(), clock.now < ready { clock.sleep(until: ready) }
+        broadcastTrigger.withLock { $0 = nil }
         if let broadcast, engines.allSatisfy({ $0.readyForBroadcast(feedback) }) {
             do {
+                let before = traffic?()
                 try broadcast()
+                if let before, let after = traffic?() { broadcastTrigger.withLock { $0 = after - before } }
                 for engine in engines { engine.noteBroadcastTrigger(feedback) }
                 return .zero
             } catch {

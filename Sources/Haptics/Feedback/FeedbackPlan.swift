@@ -64,6 +64,12 @@ public enum FeedbackPlan: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether it is played as a real-time stream.
+    public var isRealTime: Bool {
+        if case .realTime = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case let .rom(sequence):

@@ -95,7 +95,8 @@ public final class PatternPlayer: Sendable {
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
     /// A ROM rendering on a chip without a ROM effect library (DRV2604, DRV2604L) plays its
-    /// samples as a stream instead: every rendering carries them.
+    /// samples as a stream instead: every rendering carries them. Under a policy's intensity
+    /// scale below 1 the samples are scaled and streamed.
     ///
     /// With a `soundTrack` and a sound engine, a start without a time begins the haptics the
     /// engine's lead time from now, and each sound is placed so that both are heard together.
@@ -108,6 +109,13 @@ public final class PatternPlayer: Sendable {
         self.sounds = sounds
         var pattern = pattern
         if pattern.mode == .rom, !engine.hasEffectLibrary { pattern.mode = .realTime }
+        // The policy's intensity scale, as for every feedback: ROM effects have fixed strengths,
+        // so a scaled pattern streams its (scaled) envelope.
+        let scale = engine.policy.intensityScale
+        if scale < 0.999 {
+            pattern.mode = .realTime
+            pattern.samples = pattern.samples.map { $0 * scale }
+        }
         self.pattern = pattern
         self.options = options
     }
