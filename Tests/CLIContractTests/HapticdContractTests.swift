@@ -131,6 +131,72 @@ import Testing
         try stopDaemon(daemon)
     }
 
+    /// With a socket named, no verb opens the chip behind hapticd's back: `effect` plays through
+    /// the daemon (its count of played feedback goes up), and the verbs that need the chip to
+    /// themselves refuse with exit 64 and one line, before they print or open anything, whether
+    /// the socket is `--socket` or `$HAPTICD_SOCKET`.
+    @Test func everyVerbGoesThroughHapticdOrRefuses() throws {
+        let daemon = try startDaemon()
+        func played() throws -> Int? {
+            let status = try haptic.run(["status", "--socket", socket, "--json"], environment: environment)
+            return (status.json?["service"] as? [String: Any])?["played"] as? Int
+        }
+        let before = try #require(try played())
+        let effect = try haptic.run(["effect", "47", "--socket", socket, "--json"], environment: environment)
+        #expect(effect.status == 0, "\(effect.stderr)")
+        #expect(effect.json?["outcome"] as? String == "played", "\(effect.stdout)")
+        #expect((effect.json?["device"] as? String)?.hasPrefix("hapticd at \(socket)") == true, "\(effect.stdout)")
+        #expect(try played() == before + 1, "hapticd did not play the effect")
+        var named = environment
+        named["HAPTICD_SOCKET"] = socket
+        for verb in [["probe"], ["dump"], ["calibrate"], ["diagnose"], ["demo"]] {
+            for (arguments, environment) in [(verb + ["--socket", socket], environment), (verb, named)] {
+                let run = try haptic.run(arguments, environment: environment)
+                #expect(run.status == 64, "\(arguments) with \(environment["HAPTICD_SOCKET"] ?? "--socket"): exit \(run.status)")
+                #expect(run.errorLines.count == 1 && run.stderr.contains("does not go through hapticd"), "\(run.stderr)")
+                #expect(run.stdout.isEmpty, "\(arguments) opened the chip: \(run.stdout)")
+            }
+        }
+        #expect(try played() == before + 1)
+        try stopDaemon(daemon)
+    }
+
+    /// `haptic stop --socket` stops what another client plays (its pattern ends, not played to
+    /// the end), and `pattern --loop --socket` plays again and again until interrupted.
+    @Test func stopThroughTheSocketStopsEveryClientAndPatternsLoop() throws {
+        let daemon = try startDaemon()
+        let long = scratch.file("long.ahap")
+        try #"""
+        {"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 20,
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
+        """#.write(toFile: long, atomically: true, encoding: .utf8)
+        let client = try haptic.start(["pattern", long, "--socket", socket], environment: environment)
+        let observer = try RawClient(socket)
+        func status() throws -> [String: Any]? {
+            try observer.send(frame: Array(#"{"version": 1, "op": "status"}"#.utf8))
+            return try observer.replyObject()["status"] as? [String: Any]
+        }
+        try client.waitUntil("the pattern playing", deadline: .seconds(30)) { (try? status())?["standby"] as? Bool == false }
+        let stop = try haptic.run(["stop", "--socket", socket, "--json"], environment: environment)
+        #expect(stop.status == 0, "\(stop.stderr)")
+        #expect((stop.json?["reason"] as? String)?.contains("stopped") == true, "\(stop.stdout)")
+        let stopped = try client.wait(deadline: .seconds(10))
+        #expect(stopped.status != 0, "the pattern was reported played to its end: \(stopped.stdout)")
+        try daemon.waitUntil("standby after the stop", deadline: .seconds(2)) { (try? status())?["standby"] as? Bool == true }
+
+        let short = scratch.file("short.ahap")
+        try #"""
+        {"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient",
+          "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}
+        """#.write(toFile: short, atomically: true, encoding: .utf8)
+        let played = try #require(try status()?["played"] as? Int)
+        let looping = try haptic.start(["pattern", short, "--loop", "--socket", socket], environment: environment)
+        try looping.waitUntil("the pattern played three times", deadline: .seconds(30)) { ((try? status())?["played"] as? Int ?? 0) >= played + 3 }
+        looping.signal(SIGINT)
+        _ = try looping.wait(deadline: .seconds(10))
+        try stopDaemon(daemon)
+    }
+
     /// A client killed mid-pattern: its pattern stops and the chip is in standby within a second.
     @Test func aClientKilledMidPatternIsStopped() throws {
         let daemon = try startDaemon()

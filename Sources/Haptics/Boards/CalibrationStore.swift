@@ -66,13 +66,13 @@ public struct CalibrationStore: Sendable {
         return home + "/.local/state/haptics/calibration.json"
     }
 
-    /// Where simulated chips keep their calibrations: `simulated-calibration.json` beside
-    /// `defaultPath`, a file of their own, so a simulated run never changes what a real chip
-    /// restores.
+    /// Where simulated chips keep their calibrations: beside `defaultPath`, its name prefixed
+    /// with `simulated-` (/var/lib/haptics/simulated-calibration.json), a file of their own, so
+    /// a simulated run never changes what a real chip restores.
     public static var simulatedPath: String {
-        let real = defaultPath
-        let directory = (real as NSString).deletingLastPathComponent
-        return (directory.isEmpty ? "" : directory + "/") + "simulated-calibration.json"
+        let real = defaultPath as NSString
+        let directory = real.deletingLastPathComponent
+        return (directory.isEmpty ? "" : directory + "/") + "simulated-" + real.lastPathComponent
     }
 
     /// The key for a chip and its actuator.
