@@ -26,6 +26,28 @@ struct CLIError: Error, CustomStringConvertible {
     /// EX_CONFIG: a feedback was not played because the policy turns haptics off.
     static let configuration: Int32 = 78
 
+    /// 128 + SIGINT: interrupted (SIGINT or SIGTERM), the actuator stopped first.
+    static let interrupted: Int32 = 130
+
+    /// Every exit code `haptic` uses and what it means, in order: `haptic --help` prints it, and
+    /// the README's table is checked against it.
+    static let table: [(code: Int32, meaning: String)] = [
+        (0, "ok"),
+        (runtime, "runtime failure (a chip fault, the chip still driving after a stop)"),
+        (usage, "usage (a wrong option or verb; a verb that needs the chip to itself while a hapticd socket is named)"),
+        (dataError, "bad input (a corrupt pattern, board file or sound)"),
+        (noInput, "a file missing (a sound)"),
+        (unavailable, "device unavailable (no bus, no chip at the address, another chip than the board's part, a kernel driver bound, no audio device, hapticd not answering)"),
+        (cannotCreate, "a recording that cannot be written"),
+        (temporaryFailure, "not played now (the rate limit, coalesced, or hapticd played something more important)"),
+        (permission, "permission"),
+        (configuration, "configuration (haptics turned off by the policy file, calibration policy saved with none saved)"),
+        (interrupted, "interrupted by SIGINT or SIGTERM (the actuator stopped)")
+    ]
+
+    /// The table as one line a code each, for `--help` and the README.
+    static var tableText: String { table.map { "\($0.code) \($0.meaning)" }.joined(separator: "\n") }
+
     var description: String { message }
 
     init(_ message: String, exitCode: Int32) {

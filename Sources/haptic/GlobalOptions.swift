@@ -20,7 +20,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "7-bit I2C address of the chip (the DRV2605 is always 0x5A).")
     var address: String = "0x5A"
 
-    @Flag(help: "Run on the simulated DRV2605L instead of a board, in real time.")
+    @Flag(help: "Run on simulated chips instead of the board: the board file's parts (a DRV2605L without one), in real time.")
     var simulate = false
 
     @Flag(help: "With the simulated chip: run as fast as possible on a virtual clock (for scripts).")

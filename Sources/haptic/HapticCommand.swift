@@ -4,17 +4,20 @@ import ArgumentParser
 import Haptics
 import Logging
 
-/// `haptic`: drive a DRV2605 haptic driver from the command line, on the board or on the simulated chip.
+/// `haptic`: drive a haptic driver chip (TI's DRV2605 family, Dialog's DA7280) from the command
+/// line, on the board, through hapticd, or on a simulated chip.
 @main
 struct HapticCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haptic",
-        abstract: "Haptic feedback on a TI DRV2605/DRV2605L over Linux I2C (or on a simulated chip).",
+        abstract: "Haptic feedback on a TI DRV2605/DRV2605L/DRV2604L or Dialog DA7280 over Linux I2C, through hapticd, or on a simulated chip.",
         discussion: """
-            Without a board (no /dev/i2c-* bus), every verb runs on the simulated DRV2605L and says so.
-            Exit codes: 0 ok, 1 runtime failure, 64 usage, 65 bad input data (a corrupt sound too), 66 a sound file missing,
-            69 device unavailable (chip or audio device), 73 a recording cannot be written, 77 permission,
-            75 feedback not played (rate limit, coalesced), 78 feedback not played (haptics off in the policy).
+            Without a board file and with no /dev/i2c-* bus, the verbs that drive a chip run on the simulated DRV2605L and say so.
+            --simulate runs the board file's chips simulated.
+            With --socket (or $HAPTICD_SOCKET) they go through hapticd, or refuse if they need the chip to themselves.
+
+            Exit codes:
+            \(CLIError.tableText)
             """,
         version: SwiftHaptics.version,
         subcommands: [

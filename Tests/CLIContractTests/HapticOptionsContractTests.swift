@@ -29,6 +29,21 @@ import Testing
         }
     }
 
+    /// One exit-code table: `haptic --help` prints the code's (`CLIError.table`), and the README's
+    /// is the same, code for code and word for word.
+    @Test func theREADMEsExitCodesAreTheHelps() throws {
+        let help = try haptic.run(["--help"], environment: environment)
+        let start = try #require(help.stdout.range(of: "Exit codes:"), "\(help.stdout)")
+        let end = try #require(help.stdout.range(of: "USAGE:"))
+        let fromHelp = help.stdout[start.upperBound..<end.lowerBound].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let readme = try String(contentsOf: Program.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").drop { $0 != "| exit | meaning |" }.dropFirst(2).prefix { $0.hasPrefix("| ") }
+        let fromREADME = rows.map { row in
+            row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(rows.count >= 10 && fromREADME == fromHelp, "README: \(fromREADME)\nhelp:   \(fromHelp)")
+    }
+
     @Test func aBoardNamedInTheEnvironmentIsFoundByName() throws {
         var environment = environment
         environment["HAPTIC_BOARD"] = "sparkfun-qwiic-da7280"

@@ -33,17 +33,17 @@ struct Program {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs to the end, or kills it at `deadline` (a hang is a failure, not a wait).
-    func run(_ arguments: [String], environment: [String: String] = [:], deadline: Duration = .seconds(60)) throws -> Run {
-        let running = try start(arguments, environment: environment)
+    func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Program.packageRoot, deadline: Duration = .seconds(60)) throws -> Run {
+        let running = try start(arguments, environment: environment, in: directory)
         return try running.wait(deadline: deadline)
     }
 
     /// Starts it and returns at once; the output accumulates while it runs.
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+    func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL = Program.packageRoot) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        process.currentDirectoryURL = Program.packageRoot
+        process.currentDirectoryURL = directory
         // An empty value removes the variable (a board or socket of the machine's must not leak in).
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !$0.value.isEmpty }
         let output = Pipe()
