@@ -145,6 +145,7 @@ struct PatternCommand: ParsableCommand {
                     String(
                         format: "played %.3f s (%@); %@", played, String(describing: player.outcome ?? .cancelled), DeviceSession.describe(final: final)))
             }
+            if case let .dropped(reason) = player.outcome { throw CLIError(notPlayed: (file as NSString).lastPathComponent, reason) }
             if case .failed = player.outcome { throw ExitCode(CLIError.runtime) }
         }
     }
@@ -233,6 +234,11 @@ struct SequenceCommand: ParsableCommand {
             } else {
                 if let audioReport { print(audioReport.line) }
                 print(String(format: "sequence %@ after %.3f s", String(describing: player.outcome ?? .cancelled), played))
+            }
+            // A note that was not played is reported as a feedback would be (exit 78 for the
+            // policy, 75 for the rate limit).
+            if let (note, reason) = player.droppedNotes.first {
+                throw CLIError(notPlayed: "\(player.droppedNotes.count) of the sequence's notes (first: \(note))", reason)
             }
         }
     }

@@ -122,6 +122,23 @@ import Testing
         #expect(full == 0x7F && abs(reduced - Int((Double(full) * 0.4).rounded())) <= 1, "peak RTP \(reduced) under 0.4, \(full) without")
     }
 
+    /// Haptics turned off in the policy: a pattern and a sequence are not played either, and say
+    /// so as a feedback does (exit 78, one line), with no GO or RTP written.
+    @Test func hapticsTurnedOffStopPatternsAndSequencesToo() throws {
+        let policy = scratch.file("off.json")
+        try #"{"enabled": false}"#.write(toFile: policy, atomically: true, encoding: .utf8)
+        #expect(try haptic.run(["calibrate", "--simulate", "--virtual-time"], environment: environment).status == 0)
+        var off = environment
+        off["HAPTICS_POLICY"] = policy
+        let heartbeat = Program.packageRoot.appendingPathComponent("Examples/patterns/heartbeat.ahap").path
+        for arguments in [["pattern", heartbeat], ["sequence", "success, effect 47"]] {
+            let run = try haptic.run(arguments + ["--simulate", "--virtual-time", "--trace"], environment: off)
+            #expect(run.status == 78, "\(arguments[0]): exit \(run.status): \(run.stderr)")
+            #expect(run.errorLines.filter { !$0.hasPrefix("  bus ") }.count == 1 && run.stderr.contains("turned off"), "\(run.stderr)")
+            #expect(!writes(run).contains { $0 == "0x5A [0C 01]" || $0.hasPrefix("0x5A [02 ") || $0.hasPrefix("0x5A [01 05") }, "\(arguments[0]) drove the chip: \(writes(run))")
+        }
+    }
+
     /// The `saved` policy refuses to play without a calibration, and its hint is a command that
     /// makes one: run as printed (on the simulated chip), it succeeds, and then the feedback plays.
     @Test func theSavedPolicysHintIsACommandThatWorks() throws {

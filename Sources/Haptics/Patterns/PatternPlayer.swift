@@ -27,6 +27,8 @@ public final class PatternPlayer: Sendable {
         case preempted
         /// The chip could not be driven (the typed error's text); it was stopped.
         case failed(String)
+        /// Not played: the policy turns haptics off (as a feedback would be dropped).
+        case dropped(DropReason)
     }
 
     /// How the player paces itself.
@@ -293,6 +295,11 @@ public final class PatternPlayer: Sendable {
         }
         if let at = scheduledStart {
             if now < at { return at }
+            // The same policy as every feedback: turned off, nothing reaches the chip.
+            guard engine.policy.enabled else {
+                finish(.dropped(.turnedOff(policyFile: HapticsPolicy.defaultPath)))
+                return nil
+            }
             let token = engine.beginExclusive()
             do {
                 let began: Void? = try engine.withExclusive(token) { core in

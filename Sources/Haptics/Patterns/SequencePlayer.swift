@@ -41,6 +41,7 @@ public final class SequencePlayer: Sendable {
         var outcome: Outcome?
         var completion: (@Sendable (Outcome) -> Void)?
         var work: ScheduledWork?
+        var dropped: [(note: String, reason: DropReason)] = []
     }
     private let state = Locked(State())
 
@@ -83,6 +84,9 @@ public final class SequencePlayer: Sendable {
         set { state.withLock { $0.completion = newValue } }
     }
     public var outcome: Outcome? { state.withLock { $0.outcome } }
+    /// The notes that were not played, and why (the policy, the rate limit, a fault): a sequence
+    /// that finished may still have dropped some, and whoever asked must be told.
+    public var droppedNotes: [(note: String, reason: DropReason)] { state.withLock { $0.dropped } }
 
     /// Sound notes that will not be heard: there is no sound engine.
     public var unplayedSounds: Int {
@@ -167,15 +171,22 @@ public final class SequencePlayer: Sendable {
             }
         }
         for item in due {
+            var outcome = FeedbackOutcome.played
             switch item.note {
-            case let .feedback(feedback): engine.play(feedback)
-            case let .effect(effect): engine.play(plan: .rom(WaveformSequence(effect)), label: "effect \(effect.rawValue)")
+            case let .feedback(feedback): outcome = engine.play(feedback)
+            case let .effect(effect): outcome = engine.play(plan: .rom(WaveformSequence(effect)), label: "effect \(effect.rawValue)")
             case let .pattern(pattern):
                 let player = PatternPlayer(engine: engine, pattern: renderer.render(pattern), options: playerOptions)
+                let note = String(describing: item.note)
+                // Weakly: the state holds the player, and a dropped sequence must free (and so stop) it.
+                player.completionHandler = { [weak state] end in
+                    if case let .dropped(reason) = end { state?.withLock { $0.dropped.append((note, reason)) } }
+                }
                 state.withLock { $0.players.append(player) }
                 player.start(at: now)
             case .sound, .wait, .waitUntilFinished: break
             }
+            if case let .dropped(reason) = outcome { state.withLock { $0.dropped.append((String(describing: item.note), reason)) } }
         }
         // After what was due, so that preparing never delays a note whose time has come.
         for feedback in toPrepare { engine.prepare(feedback, holder: ObjectIdentifier(self)) }
