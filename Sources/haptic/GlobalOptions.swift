@@ -43,7 +43,7 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(
         help:
-            "Ask hapticd at this socket instead of opening the chip (play, effect, pattern, sequence, status, stop, profile); the verbs that need the chip to themselves (probe, dump, calibrate, diagnose, demo) refuse it. Also $HAPTICD_SOCKET."
+            "Ask hapticd at this socket instead of opening the chip (play, effect, pattern, sequence, status, stop, profile); the verbs that need the chip to themselves (probe, dump, calibrate, diagnose, demo, studio) refuse it. Also $HAPTICD_SOCKET."
     )
     var socket: String?
 

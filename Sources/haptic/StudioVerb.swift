@@ -47,6 +47,16 @@ struct StudioCommand: ParsableCommand {
 
     func run() throws {
         try CLIError.reporting {
+            // The studio plays on the chip as the pattern is edited: it opens the chip itself, so a
+            // named hapticd socket is refused as for every verb that needs the chip to itself.
+            let names = { (option: String) in arguments.contains { $0 == option || $0.hasPrefix(option + "=") } }
+            let socket = arguments.firstIndex(of: "--socket").map { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : "" }
+            let environment = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+            if let socket = socket ?? (names("--simulate") || names("--board") || names("--bus") ? nil : environment) {
+                throw CLIError(
+                    "studio does not go through hapticd (\(socket)): it plays on the chip itself as you edit. Stop hapticd first (systemctl stop hapticd), or run it with --simulate",
+                    exitCode: CLIError.usage)
+            }
             guard let path = Self.candidates().first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
                 throw CLIError(
                     """

@@ -149,7 +149,7 @@ import Testing
         #expect(try played() == before + 1, "hapticd did not play the effect")
         var named = environment
         named["HAPTICD_SOCKET"] = socket
-        for verb in [["probe"], ["dump"], ["calibrate"], ["diagnose"], ["demo"]] {
+        for verb in [["probe"], ["dump"], ["calibrate"], ["diagnose"], ["demo"], ["studio"]] {
             for (arguments, environment) in [(verb + ["--socket", socket], environment), (verb, named)] {
                 let run = try haptic.run(arguments, environment: environment)
                 #expect(run.status == 64, "\(arguments) with \(environment["HAPTICD_SOCKET"] ?? "--socket"): exit \(run.status)")
