@@ -111,9 +111,12 @@ public enum DA7280Equations {
     /// FRQ_LRA_PER_H/L after reset (0x39, 0x32: about 102 Hz), as Linux's driver has them.
     public static let resetLRAPeriod: UInt16 = 0x39 << 7 | 0x32
 
-    /// ACTUATOR_NOMMAX/ABSMAX for `volts`: the nearest step.
+    /// ACTUATOR_NOMMAX/ABSMAX for `volts` [DS §5.6.2 eq. 1-2: V / 23.4 mV]: the step at or
+    /// below it, so that the chip never drives more than the actuator's rating (the nearest step
+    /// can land above it: 2.26 V would become 2.2698 V). Linux adds one step [Linux
+    /// parse_properties]; the datasheet's rating wins.
     public static func voltageField(volts: Double) -> UInt8 {
-        UInt8(max(1, min(255, (volts / voltsPerStep).rounded())))
+        UInt8(max(1, min(255, (volts / voltsPerStep + 1e-9).rounded(.down))))
     }
     /// The voltage a NOMMAX/ABSMAX value stands for.
     public static func volts(field: UInt8) -> Double { Double(field) * voltsPerStep }
@@ -136,10 +139,21 @@ public enum DA7280Equations {
     public static func frequency(periodField: UInt16) -> Double? {
         periodField == 0 ? nil : 1 / (Double(periodField) * periodStep)
     }
-    /// OVERRIDE_VAL for a drive level 0...1 of NOMMAX with ACCELERATION_EN set (0...0x7F);
-    /// negative levels are 0: with acceleration on, the chip brakes by itself.
-    public static func overrideValue(level: Double) -> UInt8 {
+    /// The OVERRIDE_VAL that drives the rated (nominal) voltage. With ACCELERATION_EN, 0x7F is
+    /// 100 % of NOMMAX [DS §5.2.4, T47]; without it (a coin ERM), 0x7F is 100 % of ABSMAX [DS
+    /// §5.9.1, T37], so full scale is 127 × NOMMAX / ABSMAX, rounded down: never past the
+    /// rating.
+    public static func overrideFullScale(nominalMaximum: UInt8, absoluteMaximum: UInt8, acceleration: Bool) -> UInt8 {
+        guard !acceleration, absoluteMaximum > 0 else { return 127 }
+        return UInt8(min(127, (127 * Double(min(nominalMaximum, absoluteMaximum)) / Double(absoluteMaximum)).rounded(.down)))
+    }
+
+    /// OVERRIDE_VAL for a drive level 0...1 of the rated voltage, `fullScale` being the value
+    /// for 1 (`overrideFullScale`); negative levels are 0: with acceleration on, the chip brakes
+    /// by itself.
+    public static func overrideValue(level: Double, fullScale: UInt8 = 127) -> UInt8 {
         guard level.isFinite, level > 0 else { return 0 }
-        return UInt8(min(127, (level * 127).rounded()))
+        let top = min(fullScale, 127)
+        return UInt8(min(Double(top), (level * Double(top)).rounded()))
     }
 }

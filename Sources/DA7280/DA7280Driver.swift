@@ -46,6 +46,8 @@ public final class DA7280Driver: HapticChipDriver {
     public private(set) var lastEvents: DA7280Register.Event = []
     private var started = false
     private var lastOverride: UInt8 = 0
+    /// OVERRIDE_VAL for level 1: the rated voltage (`DA7280Equations.overrideFullScale`).
+    public private(set) var overrideFullScale: UInt8 = 127
 
     /// A driver for the chip at `address` on `bus`; nothing is sent before `start()`.
     public init(bus: any I2CBus, address: I2CAddress = .da7280, actuator: DA7280Actuator, clock: any HapticClock, options: Options = Options()) {
@@ -78,6 +80,9 @@ public final class DA7280Driver: HapticChipDriver {
             try write(.topInternalConfiguration1, [0])
         }
         try write(.irqEvent1, [0xFF])
+        overrideFullScale = DA7280Equations.overrideFullScale(
+            nominalMaximum: registers.nominalMaximum, absoluteMaximum: registers.absoluteMaximum,
+            acceleration: Self.topConfiguration1(for: actuator.kind).contains(.acceleration))
         power = .standby
         isStreaming = false
         lastOverride = 0
@@ -153,11 +158,12 @@ public final class DA7280Driver: HapticChipDriver {
         isStreaming = true
     }
 
-    /// TOP_CTL2 = the level × 127 (0...0x7F with acceleration; negative levels drive 0: the
-    /// chip's own rapid stop brakes). A level the chip already has is not written again.
+    /// TOP_CTL2 = the level × `overrideFullScale` (level 1 is the rated voltage: 0x7F with
+    /// acceleration, 127 × NOMMAX / ABSMAX without; negative levels drive 0: the chip's own rapid
+    /// stop brakes). A level the chip already has is not written again.
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         guard isStreaming else { throw .invalidArgument("setRealTime outside real-time playback: call beginRealTimePlayback() first") }
-        let value = DA7280Equations.overrideValue(level: amplitude)
+        let value = DA7280Equations.overrideValue(level: amplitude, fullScale: overrideFullScale)
         guard value != lastOverride else { return }
         try write(.topControl2, [value])
         lastOverride = value

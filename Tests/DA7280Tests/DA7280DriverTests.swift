@@ -22,16 +22,16 @@ import Testing
     }
 
     /// SparkFun's LRA: 2.106 V → NOMMAX 0x5A (the value SparkFun documents for 2.106 V), 2.26 V →
-    /// ABSMAX 97, 165.4 mA → IMAX 19, 13.8 Ω → V2I 13.8 × 23 / 1.6104 = 197, 170 Hz → LRA_PER 4412
+    /// ABSMAX 96 (96.58 steps, rounded down: 97 would be 2.2698 V, past the rating), 165.4 mA → IMAX 19, 13.8 Ω → V2I 13.8 × 23 / 1.6104 = 197, 170 Hz → LRA_PER 4412
     /// (0x22, 0x3C), as Linux's formula gives it too.
     @Test func theActuatorsRegistersFollowTheEquations() throws {
         let registers = try DA7280Actuator.sparkFunQwiicLRA.registers()
         #expect(registers.nominalMaximum == 0x5A)
-        #expect(registers.absoluteMaximum == 97)
+        #expect(registers.absoluteMaximum == 96)
         #expect(registers.currentMaximum == 19)
         #expect(registers.v2iFactor == 197)
         #expect(registers.lraPeriod == 4412)
-        #expect(registers.burst() == [0x22, 0x3C, 0x5A, 97, 19, 0x00, 197])
+        #expect(registers.burst() == [0x22, 0x3C, 0x5A, 96, 19, 0x00, 197])
         #expect(abs((DA7280Equations.frequency(periodField: 4412) ?? 0) - 170) < 0.05)
     }
 
@@ -54,7 +54,7 @@ import Testing
         let (driver, chip, _) = try Self.started()
         #expect(chip.trace.count == 5)
         #expect(chip.trace[0].kind == .writeRead && chip.trace[0].written == [0x00] && chip.trace[0].read == [0xBA])
-        #expect(Self.writes(chip) == [[0x22, 0x00], [0x0A, 0x22, 0x3C, 0x5A, 97, 19, 0x00, 197], [0x13, 0x1E], [0x03, 0xFF]])
+        #expect(Self.writes(chip) == [[0x22, 0x00], [0x0A, 0x22, 0x3C, 0x5A, 96, 19, 0x00, 197], [0x13, 0x1E], [0x03, 0xFF]])
         #expect(chip.trace.allSatisfy { $0.address == .da7280 })
         #expect(driver.power == .standby)
         #expect(chip[.topControl1] == 0)
@@ -177,6 +177,32 @@ import Testing
             try driver.clearFaults()
             #expect(chip[.irqEvent1] == 0)
             #expect(try !driver.playbackStatus().hasFault)
+        }
+    }
+
+    /// Without acceleration (a coin ERM), OVERRIDE_VAL's full scale is ABSMAX [DS §5.9.1]: level 1
+    /// must drive the rated 3.0 V, 127 × NOMMAX / ABSMAX = 127 × 128 / 141 → 115, never 0x7F
+    /// (3.3 V, the absolute maximum); with acceleration (an LRA, a bar ERM) 0x7F is NOMMAX. The
+    /// voltages on the simulated chip's output stay at or below the ratings.
+    @Test(arguments: [DA7280Actuator.Kind.ermCoin, .ermBar, .lra])
+    func fullScaleIsTheRatedVoltage(kind: DA7280Actuator.Kind) throws {
+        let actuator = DA7280Actuator(
+            kind: kind, nominalVolts: 3.0, absoluteMaximumVolts: 3.3, maximumCurrentMilliamps: 100, impedanceOhms: 30,
+            resonantHz: kind == .lra ? 170 : nil)
+        let (driver, chip, _) = try Self.started(actuator)
+        let registers = try actuator.registers()
+        #expect(registers.nominalMaximum == 128 && registers.absoluteMaximum == 141, "3.0 V and 3.3 V at or below their ratings")
+        #expect(DA7280Equations.volts(field: registers.absoluteMaximum) <= 3.3 && DA7280Equations.volts(field: registers.nominalMaximum) <= 3.0)
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 1)
+        let expected: UInt8 = kind == .ermCoin ? 115 : 0x7F
+        #expect(chip[.topControl2] == expected, "level 1 wrote \(chip[.topControl2]) for a \(kind)")
+        try driver.setRealTime(amplitude: 0.5)
+        #expect(chip[.topControl2] == (kind == .ermCoin ? 58 : 64))
+        if kind == .ermCoin {
+            // Volts at the actuator: the written share of ABSMAX.
+            let volts = Double(115) / 127 * DA7280Equations.volts(field: registers.absoluteMaximum)
+            #expect(volts <= 3.0 + 1e-9, "\(volts) V past the rated 3.0 V")
         }
     }
 
