@@ -147,21 +147,38 @@ final class EngineCore {
         try library.play(sequence)
     }
 
-    func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
-        let plan = playable(plan)
-        let now = clock.now
-        guard options.policy.enabled else {
-            return drop(label, .turnedOff(policyFile: HapticsPolicy.defaultPath))
-        }
+    /// The policy's verdict on a trigger at `now` (nil: it may play): turned off, a selection
+    /// too soon after the last, or over the rate limit. One rule for feedback and patterns alike.
+    func refusal(selection: Bool, at now: ClockInstant) -> DropReason? {
+        guard options.policy.enabled else { return .turnedOff(policyFile: HapticsPolicy.defaultPath) }
         if selection, let last = lastSelection,
             now.duration(since: last).secondsDouble < options.policy.selectionMinimumIntervalSeconds
         {
-            return drop(label, .coalesced)
+            return .coalesced
         }
         recentTriggers.removeAll { now.duration(since: $0) >= .seconds(1) }
         guard recentTriggers.count < options.policy.maximumFeedbackPerSecond else {
-            return drop(label, .rateLimited(perSecond: options.policy.maximumFeedbackPerSecond))
+            return .rateLimited(perSecond: options.policy.maximumFeedbackPerSecond)
         }
+        return nil
+    }
+
+    /// A pattern about to start: dropped (and counted) as a feedback would be, or admitted and
+    /// counted as one trigger against the rate limit.
+    func admitPattern(label: String) -> DropReason? {
+        let now = clock.now
+        if let reason = refusal(selection: false, at: now) {
+            _ = drop(label, reason)
+            return reason
+        }
+        recentTriggers.append(now)
+        return nil
+    }
+
+    func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
+        let plan = playable(plan)
+        let now = clock.now
+        if let reason = refusal(selection: selection, at: now) { return drop(label, reason) }
         // A new feedback preempts the one playing instead of queueing behind it.
         if isBusy { stopAll(standby: false) }
         let before = bus.counters

@@ -297,6 +297,10 @@ public final class HapticEngine: Sendable {
     /// Hands the chip to a pattern player until `endExclusive`; stops whatever plays.
     func beginExclusive() -> UInt64 { withCore { $0.beginExclusive() } }
 
+    /// Whether a pattern may start now under the policy (nil) or why not; an admitted pattern
+    /// counts as one trigger against the rate limit, a refused one as a dropped feedback.
+    func admitPattern(label: String) -> DropReason? { withCore { $0.admitPattern(label: label) } }
+
     /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
     /// (a newer feedback preempted the player, or `stop()` was called).
     func withExclusive<T>(_ token: UInt64, _ body: (EngineCore) throws -> T) throws -> T? {

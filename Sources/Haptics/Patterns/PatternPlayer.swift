@@ -295,9 +295,10 @@ public final class PatternPlayer: Sendable {
         }
         if let at = scheduledStart {
             if now < at { return at }
-            // The same policy as every feedback: turned off, nothing reaches the chip.
-            guard engine.policy.enabled else {
-                finish(.dropped(.turnedOff(policyFile: HapticsPolicy.defaultPath)))
+            // The same policy as every feedback: turned off or over the rate limit, nothing
+            // reaches the chip.
+            if let reason = engine.admitPattern(label: "a pattern") {
+                finish(.dropped(reason))
                 return nil
             }
             let token = engine.beginExclusive()
