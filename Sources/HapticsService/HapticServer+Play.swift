@@ -180,7 +180,10 @@ extension HapticServer {
             counts.withLock { $0.dropped += 1 }
             return .failure(NotPlayed(message: reason))
         }
-        let player = PatternPlayer(engine: engine, pattern: rendered)
+        // A remix continues what plays (ff-memless updates at the game's rate): no new trigger.
+        var options = PatternPlayer.Options()
+        options.countsAsTrigger = false
+        let player = PatternPlayer(engine: engine, pattern: rendered, options: options)
         player.completionHandler = { [self] outcome in
             if outcome != .finished { arbiter.withLock { $0.ended(client: source) } }
         }

@@ -164,14 +164,16 @@ final class EngineCore {
     }
 
     /// A pattern about to start: dropped (and counted) as a feedback would be, or admitted and
-    /// counted as one trigger against the rate limit.
-    func admitPattern(label: String) -> DropReason? {
+    /// counted as one trigger against the rate limit (unless `countsAsTrigger` is false: only
+    /// haptics turned off drop it then).
+    func admitPattern(label: String, countsAsTrigger: Bool) -> DropReason? {
         let now = clock.now
-        if let reason = refusal(selection: false, at: now) {
+        let reason = countsAsTrigger ? refusal(selection: false, at: now) : options.policy.enabled ? nil : .turnedOff(policyFile: HapticsPolicy.defaultPath)
+        if let reason {
             _ = drop(label, reason)
             return reason
         }
-        recentTriggers.append(now)
+        if countsAsTrigger { recentTriggers.append(now) }
         return nil
     }
 

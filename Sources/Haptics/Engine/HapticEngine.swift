@@ -299,7 +299,9 @@ public final class HapticEngine: Sendable {
 
     /// Whether a pattern may start now under the policy (nil) or why not; an admitted pattern
     /// counts as one trigger against the rate limit, a refused one as a dropped feedback.
-    func admitPattern(label: String) -> DropReason? { withCore { $0.admitPattern(label: label) } }
+    func admitPattern(label: String, countsAsTrigger: Bool) -> DropReason? {
+        withCore { $0.admitPattern(label: label, countsAsTrigger: countsAsTrigger) }
+    }
 
     /// Runs `body` with the driver if `token` still owns the chip; `nil` when it was taken back
     /// (a newer feedback preempted the player, or `stop()` was called).

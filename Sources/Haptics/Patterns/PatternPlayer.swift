@@ -40,7 +40,11 @@ public final class PatternPlayer: Sendable {
         public var threadSetup: (@Sendable () -> Void)?
         /// Keep each update's lateness for statistics (the benchmark reads them).
         public var recordsTiming = true
-        /// 150 µs of spin, no thread setup, timing recorded.
+        /// The start counts as one trigger against the policy's rate limit, as a feedback does.
+        /// Off for a pattern that replaces the one playing with its continuation (a force-feedback
+        /// remix), which is no new feedback; haptics turned off drop it either way.
+        public var countsAsTrigger = true
+        /// 150 µs of spin, no thread setup, timing recorded, counted as a trigger.
         public init() {}
     }
 
@@ -297,7 +301,7 @@ public final class PatternPlayer: Sendable {
             if now < at { return at }
             // The same policy as every feedback: turned off or over the rate limit, nothing
             // reaches the chip.
-            if let reason = engine.admitPattern(label: "a pattern") {
+            if let reason = engine.admitPattern(label: "a pattern", countsAsTrigger: options.countsAsTrigger) {
                 finish(.dropped(reason))
                 return nil
             }
