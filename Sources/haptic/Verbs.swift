@@ -336,7 +336,15 @@ struct StopCommand: ParsableCommand {
             if let socket = global.serviceSocket {
                 var request = ServiceRequest(.stop)
                 request.scope = .global
-                try ServiceCall.run(global, socket: socket, label: "stop", request: request)
+                do {
+                    try ServiceCall.run(global, socket: socket, label: "stop", request: request)
+                } catch let error as CLIError where error.exitCode == CLIError.unavailable {
+                    // hapticd gone (crashed, killed): the chip may still drive, and this is the
+                    // command a user reaches for. Say how to stop it directly.
+                    throw CLIError(
+                        "\(error.message). If hapticd is not running, stop the chip directly: haptic stop --board BOARD (without --socket, or with HAPTICD_SOCKET unset)",
+                        exitCode: error.exitCode)
+                }
                 return
             }
             // Opening starts the chip afresh (a DRV2605 is reset), which stops any drive; then the
