@@ -296,6 +296,36 @@ struct CorpusTests {
 }
 
 @Suite struct PatternPlayerTests {
+    /// A pattern is a trigger under the policy, as a feedback is: over the rate limit it is
+    /// dropped before anything reaches the chip, with haptics turned off too, and its start
+    /// counts against the limit for the feedback that follows.
+    @Test func aPatternIsRateLimitedAndTurnedOffAsAFeedbackIs() throws {
+        var options = HapticEngine.Options.isolated
+        options.policy.maximumFeedbackPerSecond = 2
+        let rig = try EngineRig(options: options)
+        let rendered = PatternRenderer().render(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.05)]))
+        func play() -> PatternPlayer.Outcome? {
+            let player = PatternPlayer(engine: rig.engine, pattern: rendered)
+            player.start()
+            return player.runToCompletion(limit: .seconds(1))
+        }
+        #expect(play() == .finished)
+        #expect(play() == .finished)
+        let writes = rig.chip.trace.count
+        #expect(play() == .dropped(.rateLimited(perSecond: 2)))
+        #expect(rig.chip.trace.count == writes, "a rate-limited pattern reached the chip")
+        #expect(rig.engine.play(.success) == .dropped(.rateLimited(perSecond: 2)), "the patterns did not count against the limit")
+        rig.clock.advance(by: .seconds(1))
+        var off = rig.engine.policy
+        off.enabled = false
+        rig.engine.setPolicy(off)
+        guard case .dropped(.turnedOff)? = play() else {
+            Issue.record("a pattern played with haptics turned off")
+            return
+        }
+        #expect(rig.chip.trace.count == writes)
+    }
+
     let continuous = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 0.5)])
 
     @Test func streamsOnTimeAndEndsStopped() throws {
@@ -537,36 +567,6 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
         rig.clock.advance(by: .seconds(3))
         #expect(rig.chip.output.energy(from: droppedAt.advanced(by: .milliseconds(10)), to: rig.clock.now) == 0)
         #expect(rig.chip.registers[ModeRegister.self].standby)
-    }
-
-    /// A pattern is a trigger under the policy, as a feedback is: over the rate limit it is
-    /// dropped before anything reaches the chip, with haptics turned off too, and its start
-    /// counts against the limit for the feedback that follows.
-    @Test func aPatternIsRateLimitedAndTurnedOffAsAFeedbackIs() throws {
-        var options = HapticEngine.Options.isolated
-        options.policy.maximumFeedbackPerSecond = 2
-        let rig = try EngineRig(options: options)
-        let rendered = PatternRenderer().render(HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.05)]))
-        func play() -> PatternPlayer.Outcome? {
-            let player = PatternPlayer(engine: rig.engine, pattern: rendered)
-            player.start()
-            return player.runToCompletion(limit: .seconds(1))
-        }
-        #expect(play() == .finished)
-        #expect(play() == .finished)
-        let writes = rig.chip.trace.count
-        #expect(play() == .dropped(.rateLimited(perSecond: 2)))
-        #expect(rig.chip.trace.count == writes, "a rate-limited pattern reached the chip")
-        #expect(rig.engine.play(.success) == .dropped(.rateLimited(perSecond: 2)), "the patterns did not count against the limit")
-        rig.clock.advance(by: .seconds(1))
-        var off = rig.engine.policy
-        off.enabled = false
-        rig.engine.setPolicy(off)
-        guard case .dropped(.turnedOff)? = play() else {
-            Issue.record("a pattern played with haptics turned off")
-            return
-        }
-        #expect(rig.chip.trace.count == writes)
     }
 
     /// `sleep(until:)` moves time without running anything: what the driver calls while it holds
