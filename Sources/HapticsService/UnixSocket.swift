@@ -168,7 +168,11 @@ public final class UnixConnection: @unchecked Sendable {
         }
         let chunk = max(4096, wanted)
         let start = received.count
-        received.append(contentsOf: repeatElement(0, count: chunk))
+        // Room for the chunk, from an array of zeros rather than `repeatElement`: appending a
+        // `Repeated` goes through the standard library's unspecialized index arithmetic, and in
+        // CI's ThreadSanitizer stage 40 threads doing so at once all hung in the runtime's
+        // `once_slow` (Range<Int>'s prespecialized metadata), 1 run in 2.
+        received += [UInt8](repeating: 0, count: chunk)
         let count = received.withUnsafeMutableBytes { raw in
             Glibc.recv(fd, raw.baseAddress! + start, chunk, blocking ? 0 : Int32(MSG_DONTWAIT))
         }
