@@ -31,41 +31,6 @@ public final class PatternPlayer: Sendable {
         case dropped(DropReason)
     }
 
-    /// How the player paces itself.
-    public struct Options: Sendable {
-        /// Spin this long before each deadline instead of sleeping (real clocks only).
-        public var spin: Duration = .microseconds(150)
-        /// Runs once on the player thread before pacing starts (e.g. `prctl(PR_SET_TIMERSLACK, 1)`
-        /// through LinuxHardware's `LinuxRealtime.reduceTimerSlack`).
-        public var threadSetup: (@Sendable () -> Void)?
-        /// Keep each update's lateness for statistics (the benchmark reads them).
-        public var recordsTiming = true
-        /// The start counts as one trigger against the policy's rate limit, as a feedback does.
-        /// Off for a pattern that replaces the one playing with its continuation (a force-feedback
-        /// remix), which is no new feedback; haptics turned off drop it either way.
-        public var countsAsTrigger = true
-        /// 150 µs of spin, no thread setup, timing recorded, counted as a trigger.
-        public init() {}
-    }
-
-    /// How late updates were written against their deadlines.
-    public struct Timing: Sendable, Equatable {
-        /// Each update's lateness: when its level reached the bus (after the write) minus its deadline.
-        public var latenessNanoseconds: [Int64] = []
-        /// Updates that were never written because a later one was already due.
-        public var missedUpdates = 0
-        /// Bus writes made (levels that did not change are not written).
-        public var writes = 0
-
-        /// Median, 99th percentile and largest lateness in microseconds; nil before any write.
-        public var latenessMicroseconds: (median: Double, p99: Double, maximum: Double)? {
-            guard !latenessNanoseconds.isEmpty else { return nil }
-            let sorted = latenessNanoseconds.sorted()
-            func microseconds(_ index: Int) -> Double { Double(sorted[index]) / 1000 }
-            return (microseconds(sorted.count / 2), microseconds(min(sorted.count - 1, sorted.count * 99 / 100)), microseconds(sorted.count - 1))
-        }
-    }
-
     private enum Status { case idle, scheduled(ClockInstant), playing, paused, finished(Outcome) }
 
     private struct State {
