@@ -85,17 +85,19 @@ public struct DA7280ActuatorRegisters: Sendable, Hashable {
     public var currentMaximum: UInt8
     /// CALIB_V2I_FACTOR (high byte in CALIB_V2I_H).
     public var v2iFactor: UInt16
-    /// The 15-bit LRA_PER (nil for an ERM: the registers are left at their reset values).
+    /// The 15-bit LRA_PER (nil for an ERM: the registers keep the chip's value).
     public var lraPeriod: UInt16?
 
-    /// Registers 0x0A-0x10 in order (FRQ_LRA_PER_H/L, ACTUATOR1-3, CALIB_V2I_H/L): one burst.
-    /// An ERM's period bytes are `resetPeriod`'s, so the burst is the same length for both.
-    public func burst(resetPeriod: UInt16 = DA7280Equations.resetLRAPeriod) -> [UInt8] {
-        let period = lraPeriod ?? resetPeriod
-        return [
-            UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F), nominalMaximum, absoluteMaximum, currentMaximum,
-            UInt8(v2iFactor >> 8), UInt8(v2iFactor & 0xFF)
-        ]
+    /// Where `burst()` starts: FRQ_LRA_PER_H for an LRA; ACTUATOR1 for an ERM, whose period
+    /// register keeps the chip's back-EMF sampling rate (reset 0x21/0x4F, about 174 Hz, within
+    /// the 300 Hz an ERM may be sampled at [DS T36]).
+    public var burstStart: DA7280Register { lraPeriod == nil ? .actuatorNominalMaximum : .lraPeriodHigh }
+
+    /// The registers from `burstStart` to CALIB_V2I_L in order (FRQ_LRA_PER_H/L for an LRA,
+    /// ACTUATOR1-3, CALIB_V2I_H/L): one write.
+    public func burst() -> [UInt8] {
+        let period = lraPeriod.map { [UInt8(truncatingIfNeeded: $0 >> 7), UInt8($0 & 0x7F)] } ?? []
+        return period + [nominalMaximum, absoluteMaximum, currentMaximum, UInt8(v2iFactor >> 8), UInt8(v2iFactor & 0xFF)]
     }
 }
 
@@ -108,8 +110,10 @@ public enum DA7280Equations {
     public static let maximumVolts = 5.967
     /// Seconds per FRQ_LRA_PER step.
     public static let periodStep = 1.33332e-6
-    /// FRQ_LRA_PER_H/L after reset (0x39, 0x32: about 102 Hz), as Linux's driver has them.
-    public static let resetLRAPeriod: UInt16 = 0x39 << 7 | 0x32
+    /// FRQ_LRA_PER_H/L after reset, 0x21/0x4F (about 174 Hz) [DS T27-T28]; Linux's driver
+    /// writes 0x39/0x32 (about 102 Hz) when the device tree gives no frequency [Linux
+    /// parse_properties], which is not the chip's reset value.
+    public static let resetLRAPeriod: UInt16 = 0x21 << 7 | 0x4F
 
     /// ACTUATOR_NOMMAX/ABSMAX for `volts` [DS §5.6.2 eq. 1-2: V / 23.4 mV]: the step at or
     /// below it, so that the chip never drives more than the actuator's rating (the nearest step

@@ -5,18 +5,22 @@ import HardwareAccess
 
 /// A Dialog (Renesas) DA7280 haptic driver on I2C, as the engine's `HapticChipDriver`.
 ///
-/// Start-up reads CHIP_REV (0xBA), stops whatever the chip was doing, writes the actuator
-/// (FRQ_LRA_PER, ACTUATOR1-3 and CALIB_V2I in one burst), the drive loops (TOP_CFG1) and clears
-/// the latched events, leaving the chip in IDLE, its low-power state. The stream is the chip's
-/// direct register override (DRO): OPERATION_MODE 1 and the level in TOP_CTL2, one two-byte
-/// write per level. The chip's waveform memory is not used yet: every feedback streams.
+/// Start-up (`start()`) checks the chip and its supply, writes the actuator and sets the fields
+/// the datasheet asks for per actuator kind by read-modify-write, and clears the latched events,
+/// leaving the chip in IDLE, its low-power state. The stream is the chip's direct register
+/// override (DRO): the first level, then OPERATION_MODE 1, then one two-byte write per level.
+/// The chip's waveform memory is not used yet: every feedback streams.
+///
+/// Sources are tagged: [DS §/T] the DA7280 datasheet rev 3.0, [Linux] its `da7280` driver,
+/// [SparkFun] SparkFun's Arduino library; where they disagree the datasheet wins.
 ///
 /// Power: the DA7280 has no enable pin; `standby` is IDLE (STANDBY_EN 0), `ready` is STANDBY
 /// (STANDBY_EN 1), the chip's name for ready-to-drive. Not thread-safe: the engine serializes.
 public final class DA7280Driver: HapticChipDriver {
     /// Timings.
     public struct Options: Sendable {
-        /// From IDLE to ready. Not in our notes of the datasheet: ours, generous.
+        /// From IDLE to ready: the datasheet gives about 0.75 ms from a request in IDLE to the
+        /// drive, 0.15 ms from STANDBY [DS T8]; 1 ms covers it.
         public var wakeDelay: Duration = .milliseconds(1)
         /// How often the engine reads the events while something plays.
         public var pollInterval: Duration = .milliseconds(10)
@@ -45,6 +49,8 @@ public final class DA7280Driver: HapticChipDriver {
     /// The events read at the last status, kept for people (`lastEvents.description`).
     public private(set) var lastEvents: DA7280Register.Event = []
     private var started = false
+    /// DRO mode is on (the stream's first level was written).
+    private var driving = false
     private var lastOverride: UInt8 = 0
     /// OVERRIDE_VAL for level 1: the rated voltage (`DA7280Equations.overrideFullScale`).
     public private(set) var overrideFullScale: UInt8 = 127
@@ -59,9 +65,17 @@ public final class DA7280Driver: HapticChipDriver {
         readyInstant = clock.now
     }
 
-    /// Checks the chip is a DA7280, stops it, configures the actuator and leaves it in IDLE.
-    /// Throws `unknownDevice` for anything else at the address and `invalidConfiguration` for an
-    /// actuator the chip cannot drive (before anything is written).
+    /// Checks the chip is a DA7280 with a supply above its under-voltage lock-out, stops it,
+    /// configures the actuator and leaves it in IDLE. Throws `unknownDevice` for anything else
+    /// at the address, `underVoltage` when IRQ_STATUS1 says VDD is below the lock-out now, and
+    /// `invalidConfiguration` for an actuator the chip cannot drive (before anything is written).
+    ///
+    /// The transactions: CHIP_REV read; IRQ_EVENT1 to IRQ_STATUS1 read; TOP_CTL1 = 0 (every
+    /// field of it is this driver's); the actuator in one burst (from FRQ_LRA_PER for an LRA,
+    /// from ACTUATOR1 for an ERM, whose period register keeps the chip's back-EMF sampling rate
+    /// [DS T36]); TOP_CFG1 to TOP_INT_CFG1 read, and written back with the actuator's fields
+    /// changed (`DA7280Configuration`); TOP_CFG5 likewise; the latched events cleared by
+    /// writing 1s to IRQ_EVENT1 (a read-modify-write there would clear them all anyway [DS T21]).
     public func start() throws(HapticChipError) {
         let registers = try actuator.registers()
         let revision = try read(.chipRevision, count: 1)[0]
@@ -70,33 +84,31 @@ public final class DA7280Driver: HapticChipDriver {
                 "CHIP_REV reads 0x\(hex(revision)) at \(address) (a DA7280 reads 0x\(hex(DA7280Register.da7280Revision))); "
                     + "a DRV2605 answers at 0x5A, not here")
         }
+        let events = try read(.irqEvent1, count: 4)
+        lastEvents = DA7280Register.Event(rawValue: events[0])
+        if DA7280Register.Event(rawValue: events[3]).contains(.underVoltage) { throw .underVoltage }
         try write(.topControl1, [0])
-        try write(.lraPeriodHigh, registers.burst())
-        try write(.topConfiguration1, [Self.topConfiguration1(for: actuator.kind).rawValue])
-        if actuator.kind == .ermCoin {
-            // A coin ERM gives no usable back-EMF: freeze the V2I factor, skip the impedance
-            // check, and no back-EMF fault limit (as Linux's driver does for it).
-            try write(.topConfiguration4, [0xC0])
-            try write(.topInternalConfiguration1, [0])
+        try write(registers.burstStart, registers.burst())
+        let held = try read(.topConfiguration1, count: 5)  // TOP_CFG1, TOP_CFG2, TOP_CFG3, TOP_CFG4, TOP_INT_CFG1
+        let fifth = try read(.topConfiguration5, count: 1)[0]
+        let old = DA7280Configuration(
+            topConfiguration1: held[0], topConfiguration2: held[1], topConfiguration4: held[3], topInternalConfiguration1: held[4],
+            topConfiguration5: fifth)
+        let new = old.configured(for: actuator.kind)
+        try write(.topConfiguration1, [new.topConfiguration1, new.topConfiguration2])
+        if new.topConfiguration4 != old.topConfiguration4 || new.topInternalConfiguration1 != old.topInternalConfiguration1 {
+            try write(.topConfiguration4, [new.topConfiguration4, new.topInternalConfiguration1])
         }
+        if new.topConfiguration5 != old.topConfiguration5 { try write(.topConfiguration5, [new.topConfiguration5]) }
         try write(.irqEvent1, [0xFF])
         overrideFullScale = DA7280Equations.overrideFullScale(
             nominalMaximum: registers.nominalMaximum, absoluteMaximum: registers.absoluteMaximum,
-            acceleration: Self.topConfiguration1(for: actuator.kind).contains(.acceleration))
+            acceleration: DA7280Configuration.topConfiguration1Fields(for: actuator.kind).contains(.acceleration))
         power = .standby
         isStreaming = false
+        driving = false
         lastOverride = 0
         started = true
-    }
-
-    /// TOP_CFG1 for an actuator: an LRA with back-EMF sensing, resonance tracking, acceleration
-    /// and rapid stop; a bar ERM without the tracking; a coin ERM with none of them.
-    public static func topConfiguration1(for kind: DA7280Actuator.Kind) -> DA7280Register.TopConfiguration1 {
-        switch kind {
-        case .lra: return [.backEMFSense, .frequencyTracking, .acceleration, .rapidStop]
-        case .ermBar: return [.ermActuator, .backEMFSense, .acceleration, .rapidStop]
-        case .ermCoin: return [.ermActuator]
-        }
     }
 
     // MARK: - Power
@@ -128,6 +140,7 @@ public final class DA7280Driver: HapticChipDriver {
         let control = DA7280Register.TopControl1(mode: .inactive, standbyEnabled: power == .ready)
         try write(.topControl1, [control.rawValue, 0])
         lastOverride = 0
+        driving = false
         isStreaming = false
     }
 
@@ -142,28 +155,40 @@ public final class DA7280Driver: HapticChipDriver {
             power = .standby
         }
         lastOverride = 0
+        driving = false
         isStreaming = false
     }
 
     // MARK: - The stream (DRO)
 
-    /// DRO mode with STANDBY_EN and a zero level, in one transaction.
+    /// Ready (STANDBY_EN) for the stream; DRO mode itself waits for the first level, which is
+    /// written before the mode [DS §5.9.1: OVERRIDE_VAL first, then OPERATION_MODE = 1].
     public func beginRealTimePlayback() throws(HapticChipError) {
         try requireStarted()
-        let waking = power != .ready
-        try write(.topControl1, [DA7280Register.TopControl1(mode: .directRegisterOverride, standbyEnabled: true).rawValue, 0])
-        if waking { readyInstant = clock.now.advanced(by: options.wakeDelay) }
+        if power != .ready {
+            try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: true).rawValue])
+            readyInstant = clock.now.advanced(by: options.wakeDelay)
+        }
         power = .ready
         lastOverride = 0
+        driving = false
         isStreaming = true
     }
 
     /// TOP_CTL2 = the level × `overrideFullScale` (level 1 is the rated voltage: 0x7F with
     /// acceleration, 127 × NOMMAX / ABSMAX without; negative levels drive 0: the chip's own rapid
-    /// stop brakes). A level the chip already has is not written again.
+    /// stop brakes). The first level of a stream is written, then DRO mode; after that one
+    /// write a level, and a level the chip already has is not written again.
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         guard isStreaming else { throw .invalidArgument("setRealTime outside real-time playback: call beginRealTimePlayback() first") }
         let value = DA7280Equations.overrideValue(level: amplitude, fullScale: overrideFullScale)
+        if !driving {
+            try write(.topControl2, [value])
+            try write(.topControl1, [DA7280Register.TopControl1(mode: .directRegisterOverride, standbyEnabled: true).rawValue])
+            driving = true
+            lastOverride = value
+            return
+        }
         guard value != lastOverride else { return }
         try write(.topControl2, [value])
         lastOverride = value
@@ -175,6 +200,7 @@ public final class DA7280Driver: HapticChipDriver {
         try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: !standby).rawValue, 0])
         if standby { power = .standby }
         lastOverride = 0
+        driving = false
         isStreaming = false
     }
 
@@ -204,6 +230,7 @@ public final class DA7280Driver: HapticChipDriver {
         power = .standby
         isStreaming = false
         lastOverride = 0
+        driving = false
     }
 
     public func finishPlayback() throws(HapticChipError) {}

@@ -7,7 +7,7 @@ import HapticChip
 /// Designed for this chip rather than borrowed from TI's ROM: with ACCELERATION_EN the chip
 /// overdrives to reach a level within a cycle and, with RAPID_STOP_EN, brakes when the level
 /// returns to zero, so a click is a short flat step at the level wanted (about two cycles of a
-/// 170 Hz LRA), not an overdrive-and-brake shape. The Human Interface Guidelines' properties are
+/// 170 Hz LRA, fitted to the LRA's half-periods), not an overdrive-and-brake shape. The Human Interface Guidelines' properties are
 /// kept: light < medium < heavy in energy, soft ramps in where rigid steps, selection is the
 /// shortest and lightest, success, warning and error are distinct timelines, and no two
 /// feedbacks drive the same. A coin ERM (no acceleration, no braking) has no table here: it plays
@@ -15,10 +15,49 @@ import HapticChip
 public enum DA7280FeedbackTable {
     typealias Step = DriveEnvelope.Step
 
-    /// The table for an actuator (nil for a coin ERM).
-    public static func envelopes(for kind: DA7280Actuator.Kind) -> [String: DriveEnvelope]? {
-        kind == .ermCoin ? nil : lra
+    /// The table for an actuator (nil for a coin ERM). An LRA's drives are fitted to its
+    /// resonance (`fitted(_:resonantHz:)`); a bar ERM has no resonance to fit to, and plays the
+    /// table as designed.
+    public static func envelopes(for actuator: DA7280Actuator) -> [String: DriveEnvelope]? {
+        switch actuator.kind {
+        case .ermCoin: return nil
+        case .ermBar: return lra
+        case .lra:
+            guard let hz = actuator.resonantHz else { return lra }
+            return lra.mapValues { fitted($0, resonantHz: hz) }
+        }
     }
+
+    /// `envelope` with each drive (the steps between silences) lengthened, by its last step, to
+    /// more than three half-periods of the resonance and to a whole number of them. The chip
+    /// takes a new OVERRIDE_VAL only at a zero crossing of the output, twice a period, and its
+    /// rapid stop brakes only a drive longer than three half-periods [DS §5.7.2, §5.7.8]: a
+    /// shorter click would ring on unbraked, and one ending between crossings ends at the next.
+    public static func fitted(_ envelope: DriveEnvelope, resonantHz: Double) -> DriveEnvelope {
+        guard resonantHz.isFinite, resonantHz > 0 else { return envelope }
+        let half = 500 / resonantHz
+        var steps = envelope.steps
+        var runStart: Int?
+        func close(_ end: Int) {
+            guard let start = runStart else { return }
+            let length = steps[start..<end].reduce(0) { $0 + $1.milliseconds }
+            let halves = max(brakingHalfPeriods + 1, (length / half - 1e-9).rounded(.up))
+            steps[end - 1].milliseconds += halves * half - length
+            runStart = nil
+        }
+        for index in steps.indices {
+            if steps[index].level > 0 {
+                if runStart == nil { runStart = index }
+            } else {
+                close(index)
+            }
+        }
+        close(steps.count)
+        return DriveEnvelope(steps)
+    }
+
+    /// The half-periods a drive must exceed for the chip's rapid stop to brake it [DS §5.7.2].
+    public static let brakingHalfPeriods = 3.0
 
     /// An LRA (and a bar ERM, which the chip also accelerates and brakes).
     public static let lra: [String: DriveEnvelope] = [

@@ -18,6 +18,8 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
     case irqStatus1 = 0x06
     /// IRQ_MASK1: 1 masks an event from the nIRQ pin (the event still latches).
     case irqMask1 = 0x07
+    /// CIF_I2C1: I2C_WR_MODE (bit 7, 0 = auto-increment, the reset value's choice) [DS T26].
+    case controlInterfaceI2C1 = 0x08
     /// FRQ_LRA_PER_H: the LRA's resonant period, bits 14:7, in 1.33332 µs steps.
     case lraPeriodHigh = 0x0A
     /// FRQ_LRA_PER_L: the period's bits 6:0.
@@ -44,6 +46,8 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
     case topControl1 = 0x22
     /// TOP_CTL2: OVERRIDE_VAL, the drive level in DRO mode.
     case topControl2 = 0x23
+    /// SEQ_CTL1: SEQ_CONTINUE (bit 0), WAVEGEN_MODE (bit 1), FREQ_WAVEFORM_TIMEBASE (bit 2) [DS T48].
+    case sequenceControl1 = 0x24
     /// SEQ_CTL2: PS_SEQ_ID[3:0], PS_SEQ_LOOP[7:4] for waveform-memory playback.
     case sequenceControl2 = 0x28
     /// MEM_CTL1: where user waveform memory starts (read-only).
@@ -63,6 +67,7 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
         case .irqEventSequenceDiagnostics: return "IRQ_EVENT_SEQ_DIAG"
         case .irqStatus1: return "IRQ_STATUS1"
         case .irqMask1: return "IRQ_MASK1"
+        case .controlInterfaceI2C1: return "CIF_I2C1"
         case .lraPeriodHigh: return "FRQ_LRA_PER_H"
         case .lraPeriodLow: return "FRQ_LRA_PER_L"
         case .actuatorNominalMaximum: return "ACTUATOR1"
@@ -76,6 +81,7 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
         case .topInternalConfiguration1: return "TOP_INT_CFG1"
         case .topControl1: return "TOP_CTL1"
         case .topControl2: return "TOP_CTL2"
+        case .sequenceControl1: return "SEQ_CTL1"
         case .sequenceControl2: return "SEQ_CTL2"
         case .memoryControl1: return "MEM_CTL1"
         case .memoryControl2: return "MEM_CTL2"
@@ -128,7 +134,39 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
         public static let backEMFSense = TopConfiguration1(rawValue: 1 << 4)
         /// ACTUATOR_TYPE: 0 LRA, 1 ERM.
         public static let ermActuator = TopConfiguration1(rawValue: 1 << 5)
+        /// EMBEDDED_MODE: the chip clears its own faults [DS §5.7.7]; this driver clears them
+        /// itself (and reports them), so it keeps the bit 0.
+        public static let embeddedMode = TopConfiguration1(rawValue: 1 << 7)
+        /// The fields this driver sets (bit 6 is not ours: a read-modify-write keeps it).
+        public static let driverFields: TopConfiguration1 = [
+            .amplitudePID, .rapidStop, .acceleration, .frequencyTracking, .backEMFSense, .ermActuator, .embeddedMode
+        ]
     }
+
+    /// TOP_CFG2's field this driver sets; FULL_BRAKE_THR (bits 3:0) is kept [DS T32].
+    public struct TopConfiguration2: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// MEM_DATA_SIGNED: waveform-memory amplitudes are signed; must be the opposite of
+        /// ACCELERATION_EN, or the chip raises E_MEM_TYPE [DS T22].
+        public static let memoryDataSigned = TopConfiguration2(rawValue: 1 << 4)
+    }
+
+    /// TOP_CFG4's fields [DS T34]; the rest is kept.
+    public struct TopConfiguration4: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// TST_CALIB_IMPEDANCE_DIS: no impedance measurement at the start of a drive (coin ERM).
+        public static let calibrationImpedanceDisable = TopConfiguration4(rawValue: 1 << 6)
+        /// V2I_FACTOR_FREEZE: the chip does not track the V2I factor (coin ERM).
+        public static let v2iFactorFreeze = TopConfiguration4(rawValue: 1 << 7)
+    }
+
+    /// TOP_INT_CFG1's BEMF_FAULT_LIM (bits 1:0); bit 7 (FRQ_LOCKED_LIM's, reset 0x81) is kept [DS T35].
+    public static let backEMFFaultLimitMask: UInt8 = 0x03
+
+    /// TOP_CFG5's V2I_FACTOR_OFFSET_EN (bit 0): on with acceleration, off without [DS §5.7.15, Linux init].
+    public static let v2iFactorOffsetEnable: UInt8 = 1 << 0
 
     /// TOP_CTL1's fields.
     public struct TopControl1: Sendable, Hashable {

@@ -3,65 +3,100 @@
 import DA7280
 import Foundation
 
-/// What a DA7280 does, as one set of rules: the simulated chip applies them, and so can an
-/// emulation elsewhere (a kernel fixture), so the two cannot drift. Facts are from the chip's
-/// register map as Linux's `da7280` driver and SparkFun's library use it on silicon; where the
-/// datasheet is not in our notes the rule says so (UNCONFIRMED).
+/// What a DA7280 does, as one set of rules: the simulated chip applies them, and the kernel
+/// fixture (Tests/KernelFixtures/i2c-da7280-sim) is built from the C this file generates, so the
+/// two cannot drift. Each rule is tagged with its source: [DS §/T] the datasheet rev 3.0 (via
+/// ../shared/reference/da7280.md), [Linux] its `da7280` driver; what no source settles is marked
+/// (ours).
 public enum DA7280Model {
-    /// The registers after power-on: CHIP_REV 0xBA; FRQ_LRA_PER 0x39/0x32, ACTUATOR1-3
-    /// 0x5A/0x78/0x17 and CALIB_V2I 0x01/0x0D as SparkFun's library documents them; TOP_CFG1
-    /// 0x1E (back-EMF sensing, tracking, acceleration and rapid stop on: UNCONFIRMED, from
-    /// SparkFun's comments); everything else 0.
+    /// The registers after power-on, from the datasheet's register map [DS T19-T75]: CHIP_REV
+    /// 0xBA, CIF_I2C1 0x40, FRQ_LRA_PER 0x21/0x4F, ACTUATOR1-3 0x5A/0x78/0x17, CALIB_V2I
+    /// 0x01/0x0D, TOP_CFG1 0x1E, TOP_CFG2 0x01, TOP_CFG4 0x40, TOP_INT_CFG1 0x81, SEQ_CTL1 0x08
+    /// (the map's value; T48 gives 0x00), SWG_C1-3 0x61/0xB4/0xEC, GPI_1/2_CTL 0x08/0x10,
+    /// MEM_CTL1 0x84, MEM_CTL2 0x80, TOP_CFG5 0x01; everything else, IRQ_STATUS1 among them
+    /// (nothing wrong now), 0.
     public static var resetValues: [UInt8] {
         var file = [UInt8](repeating: 0, count: 256)
-        file[Int(DA7280Register.chipRevision.rawValue)] = DA7280Register.da7280Revision
-        file[Int(DA7280Register.irqStatus1.rawValue)] = DA7280Register.Event.underVoltage.rawValue  // STA_UVLO_VBAT_OK: supply fine
-        file[Int(DA7280Register.lraPeriodHigh.rawValue)] = 0x39
-        file[Int(DA7280Register.lraPeriodLow.rawValue)] = 0x32
-        file[Int(DA7280Register.actuatorNominalMaximum.rawValue)] = 0x5A
-        file[Int(DA7280Register.actuatorAbsoluteMaximum.rawValue)] = 0x78
-        file[Int(DA7280Register.actuatorCurrentMaximum.rawValue)] = 0x17
-        file[Int(DA7280Register.calibrationV2IHigh.rawValue)] = 0x01
-        file[Int(DA7280Register.calibrationV2ILow.rawValue)] = 0x0D
-        file[Int(DA7280Register.topConfiguration1.rawValue)] = 0x1E
+        let values: [(UInt8, UInt8)] = [
+            (0x00, DA7280Register.da7280Revision), (0x08, 0x40), (0x0A, 0x21), (0x0B, 0x4F), (0x0C, 0x5A), (0x0D, 0x78),
+            (0x0E, 0x17), (0x0F, 0x01), (0x10, 0x0D), (0x13, 0x1E), (0x14, 0x01), (0x16, 0x40), (0x17, 0x81), (0x24, 0x08),
+            (0x25, 0x61), (0x26, 0xB4), (0x27, 0xEC), (0x2A, 0x08), (0x2B, 0x10), (0x2C, 0x84), (0x2D, 0x80), (0x6E, 0x01)
+        ]
+        for (register, value) in values { file[Int(register)] = value }
         return file
     }
 
-    /// Registers a write does not change.
+    /// Registers a write does not change: CHIP_REV, IRQ_STATUS1 and MEM_CTL1 are read-only
+    /// [DS T20, T24, T56]; the two diagnosis registers are cleared through IRQ_EVENT1's
+    /// E_WARNING and E_SEQ_FAULT, not written [DS T22, T23].
     public static let readOnly: Set<UInt8> = [
-        DA7280Register.chipRevision.rawValue, DA7280Register.irqStatus1.rawValue, DA7280Register.memoryControl1.rawValue
+        DA7280Register.chipRevision.rawValue, DA7280Register.irqEventWarningDiagnostics.rawValue,
+        DA7280Register.irqEventSequenceDiagnostics.rawValue, DA7280Register.irqStatus1.rawValue,
+        DA7280Register.memoryControl1.rawValue
     ]
 
-    /// IRQ_EVENT1 and the two diagnostics registers: a 1 written clears the bit, a 0 leaves it.
-    public static let writeOneToClear: Set<UInt8> = [
-        DA7280Register.irqEvent1.rawValue, DA7280Register.irqEventWarningDiagnostics.rawValue,
-        DA7280Register.irqEventSequenceDiagnostics.rawValue
-    ]
+    /// IRQ_EVENT1: a 1 written clears the bit, a 0 leaves it [DS T21].
+    public static let writeOneToClear: Set<UInt8> = [DA7280Register.irqEvent1.rawValue]
 
-    /// The value a register holds after `written` is written over `old`.
-    public static func afterWrite(register: UInt8, old: UInt8, written: UInt8) -> UInt8 {
-        if readOnly.contains(register) { return old }
-        if writeOneToClear.contains(register) { return old & ~written }
-        return written
+    /// The supply below which the chip latches E_UVLO and stays idle [DS §5.7.10: 2.8 V by default].
+    public static let underVoltageLockoutVolts = 2.8
+
+    /// `written` written to `register` in `registers`, with its side effects: read-only registers
+    /// keep their value; IRQ_EVENT1's bits clear where 1s are written, and clearing E_WARNING or
+    /// E_SEQ_FAULT clears the diagnosis register behind it [DS T21-T23].
+    public static func write(_ written: UInt8, to register: UInt8, in registers: inout [UInt8]) {
+        let index = Int(register)
+        guard index < registers.count, !readOnly.contains(register) else { return }
+        guard writeOneToClear.contains(register) else {
+            registers[index] = written
+            return
+        }
+        let cleared = DA7280Register.Event(rawValue: registers[index] & written)
+        registers[index] &= ~written
+        if cleared.contains(.warning) { registers[Int(DA7280Register.irqEventWarningDiagnostics.rawValue)] = 0 }
+        if cleared.contains(.sequenceFault) { registers[Int(DA7280Register.irqEventSequenceDiagnostics.rawValue)] = 0 }
     }
 
-    /// The drive, −1...1 of ACTUATOR_NOMMAX, that TOP_CTL1/TOP_CTL2 and TOP_CFG1 ask for:
-    /// only in DRO mode out of IDLE (STANDBY_EN set: ours, UNCONFIRMED; every driver run on the
-    /// chip sets it first). With ACCELERATION_EN, OVERRIDE_VAL is 0...0x7F (above is full
-    /// scale); without it, two's complement (negative: reverse drive, UNCONFIRMED).
-    public static func drive(topControl1: UInt8, topControl2: UInt8, topConfiguration1: UInt8) -> Double {
-        let control = DA7280Register.TopControl1(rawValue: topControl1)
-        guard control.standbyEnabled, control.mode == .directRegisterOverride else { return 0 }
-        if DA7280Register.TopConfiguration1(rawValue: topConfiguration1).contains(.acceleration) {
-            return min(Double(topControl2), 127) / 127
+    /// The drive the registers ask for, in units of the actuator's rated voltage (ACTUATOR_NOMMAX;
+    /// above 1 is past the rating), negative for reversed drive:
+    /// - nothing while an event that stops the drive is latched: the chip sits in IDLE until it
+    ///   is cleared [DS §5.6.6];
+    /// - nothing outside DRO mode; STANDBY_EN does not matter (it only chooses where the chip
+    ///   returns after a drive [DS T46]);
+    /// - with ACCELERATION_EN, OVERRIDE_VAL 0x00-0x7F is 0-100 % of NOMMAX and 0x80-0xFF drive
+    ///   nothing [DS §5.2.4, T47];
+    /// - without it, OVERRIDE_VAL is signed and full scale is ABSMAX: 0x7F is ABSMAX, 0x81 and
+    ///   0x80 −ABSMAX [DS §5.9.1, T37].
+    public static func drive(_ registers: [UInt8]) -> Double {
+        let share = driveShare(registers)
+        return Double(share.numerator) / Double(share.denominator)
+    }
+
+    /// `drive(_:)` in whole thousandths, truncated toward zero: what the kernel fixture computes
+    /// (`da_model_drive_permille`) and reports as `drive_permille`.
+    public static func drivePermille(_ registers: [UInt8]) -> Int {
+        let share = driveShare(registers)
+        return share.numerator * 1000 / share.denominator
+    }
+
+    /// The drive as a fraction of NOMMAX, in integers, so the Swift and C forms agree exactly.
+    private static func driveShare(_ registers: [UInt8]) -> (numerator: Int, denominator: Int) {
+        func at(_ register: DA7280Register) -> Int { Int(registers[Int(register.rawValue)]) }
+        guard DA7280Register.Event(rawValue: UInt8(at(.irqEvent1))).isDisjoint(with: .stopsDriving) else { return (0, 1) }
+        guard DA7280Register.TopControl1(rawValue: UInt8(at(.topControl1))).mode == .directRegisterOverride else { return (0, 1) }
+        let value = at(.topControl2)
+        if DA7280Register.TopConfiguration1(rawValue: UInt8(at(.topConfiguration1))).contains(.acceleration) {
+            return value > 0x7F ? (0, 1) : (value, 127)
         }
-        return max(-1, Double(Int8(bitPattern: topControl2)) / 127)
+        guard at(.actuatorNominalMaximum) > 0 else { return (0, 1) }
+        let signed = max(-127, Int(Int8(bitPattern: UInt8(value))))
+        return (signed * at(.actuatorAbsoluteMaximum), 127 * at(.actuatorNominalMaximum))
     }
 
     /// What the chip does when it drives a faulty actuator: the event it latches (in IRQ_EVENT1
-    /// and, while the condition lasts, IRQ_STATUS1), after which OPERATION_MODE falls back to
-    /// inactive and the drive stops (ours, UNCONFIRMED: Linux's driver clears the mode itself
-    /// after E_SEQ_FAULT "otherwise the fault may happen continually").
+    /// and, while the condition lasts, IRQ_STATUS1); the drive then stops until it is cleared
+    /// [DS §5.6.6]. A short is over-current [DS §5.1]; an open actuator gives no back-EMF, an
+    /// actuator fault when back-EMF sensing is on [DS T7, §5.3].
     public static func faultEvent(actuatorShorted: Bool, actuatorOpen: Bool, backEMFSense: Bool) -> DA7280Register.Event {
         if actuatorShorted { return .overCurrent }
         if actuatorOpen && backEMFSense { return .actuatorFault }
@@ -70,15 +105,17 @@ public enum DA7280Model {
 
     /// The fault conditions that last only while a faulty actuator is driven: a drive that
     /// raises none of them clears them from IRQ_STATUS1 (IRQ_EVENT1 keeps them latched). The
-    /// supply's bit (STA_UVLO_VBAT_OK) is not among them: it reads 1 while the supply is fine.
+    /// supply's bit is not among them: it follows VDD.
     public static let actuatorConditions: DA7280Register.Event = [.overTemperatureCritical, .actuatorFault, .overCurrent]
 }
 
 extension DA7280Model {
     /// The model as a C header, for the kernel fixture (Tests/KernelFixtures/i2c-da7280-sim):
-    /// `drv2605-model header --chip da7280` prints it, and a test checks the committed copy.
+    /// `drv2605-model header --chip da7280` prints it, and a test checks the committed copy. The
+    /// two functions are `write(_:to:in:)` and `drive(_:)` rule for rule, in the same order.
     public static func cHeader() -> String {
         func hex(_ value: UInt8) -> String { "0x" + String(format: "%02X", value) }
+        typealias Register = DA7280Register
         let reset = resetValues.map(hex).joined(separator: ", ")
         let lines = [
             "/* SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0 */",
@@ -89,26 +126,70 @@ extension DA7280Model {
             "#define DA_MODEL_REGISTER_COUNT \(resetValues.count)",
             "static const u8 da_model_reset_values[\(resetValues.count)] = { \(reset) };",
             "static const u8 da_model_read_only[] = { \(readOnly.sorted().map(hex).joined(separator: ", ")) };",
-            "static const u8 da_model_write_one_to_clear[] = { \(writeOneToClear.sorted().map(hex).joined(separator: ", ")) };",
-            "#define DA_MODEL_REG_IRQ_EVENT1 \(hex(DA7280Register.irqEvent1.rawValue))",
-            "#define DA_MODEL_REG_IRQ_STATUS1 \(hex(DA7280Register.irqStatus1.rawValue))",
-            "#define DA_MODEL_REG_TOP_CFG1 \(hex(DA7280Register.topConfiguration1.rawValue))",
-            "#define DA_MODEL_REG_TOP_CTL1 \(hex(DA7280Register.topControl1.rawValue))",
-            "#define DA_MODEL_REG_TOP_CTL2 \(hex(DA7280Register.topControl2.rawValue))",
+            "#define DA_MODEL_REG_IRQ_EVENT1 \(hex(Register.irqEvent1.rawValue))",
+            "#define DA_MODEL_REG_WARNING_DIAG \(hex(Register.irqEventWarningDiagnostics.rawValue))",
+            "#define DA_MODEL_REG_SEQ_DIAG \(hex(Register.irqEventSequenceDiagnostics.rawValue))",
+            "#define DA_MODEL_REG_IRQ_STATUS1 \(hex(Register.irqStatus1.rawValue))",
+            "#define DA_MODEL_REG_NOMMAX \(hex(Register.actuatorNominalMaximum.rawValue))",
+            "#define DA_MODEL_REG_ABSMAX \(hex(Register.actuatorAbsoluteMaximum.rawValue))",
+            "#define DA_MODEL_REG_TOP_CFG1 \(hex(Register.topConfiguration1.rawValue))",
+            "#define DA_MODEL_REG_TOP_CTL1 \(hex(Register.topControl1.rawValue))",
+            "#define DA_MODEL_REG_TOP_CTL2 \(hex(Register.topControl2.rawValue))",
             "#define DA_MODEL_MODE_MASK 0x07",
-            "#define DA_MODEL_MODE_DRO \(DA7280Register.OperationMode.directRegisterOverride.rawValue)",
-            "#define DA_MODEL_STANDBY_EN \(hex(DA7280Register.TopControl1(mode: .inactive, standbyEnabled: true).rawValue))",
-            "#define DA_MODEL_ACCELERATION_EN \(hex(DA7280Register.TopConfiguration1.acceleration.rawValue))",
-            "#define DA_MODEL_BEMF_SENSE_EN \(hex(DA7280Register.TopConfiguration1.backEMFSense.rawValue))",
-            "#define DA_MODEL_E_OC_FAULT \(hex(DA7280Register.Event.overCurrent.rawValue))",
-            "#define DA_MODEL_E_ACTUATOR_FAULT \(hex(DA7280Register.Event.actuatorFault.rawValue))",
-            "#define DA_MODEL_STOPS_DRIVING \(hex(actuatorConditions.rawValue))",
-            "/* The drive (DA7280Model.drive) in thousandths of NOMMAX: only in DRO mode with STANDBY_EN; with",
-            "   ACCELERATION_EN the level is 0-127 (above is full scale), without it two's complement. */",
-            "#define DA_MODEL_DRIVE_PERMILLE(ctl1, ctl2, cfg1) \\",
-            "\t((((ctl1) & DA_MODEL_MODE_MASK) != DA_MODEL_MODE_DRO || !((ctl1) & DA_MODEL_STANDBY_EN)) ? 0 : \\",
-            "\t ((cfg1) & DA_MODEL_ACCELERATION_EN) ? (((ctl2) > 127 ? 127 : (ctl2)) * 1000 / 127) : \\",
-            "\t ((s8)(ctl2) < -127 ? -1000 : (s8)(ctl2) * 1000 / 127))",
+            "#define DA_MODEL_MODE_DRO \(Register.OperationMode.directRegisterOverride.rawValue)",
+            "#define DA_MODEL_ACCELERATION_EN \(hex(Register.TopConfiguration1.acceleration.rawValue))",
+            "#define DA_MODEL_BEMF_SENSE_EN \(hex(Register.TopConfiguration1.backEMFSense.rawValue))",
+            "#define DA_MODEL_E_UVLO \(hex(Register.Event.underVoltage.rawValue))",
+            "#define DA_MODEL_E_WARNING \(hex(Register.Event.warning.rawValue))",
+            "#define DA_MODEL_E_SEQ_FAULT \(hex(Register.Event.sequenceFault.rawValue))",
+            "#define DA_MODEL_E_OC_FAULT \(hex(Register.Event.overCurrent.rawValue))",
+            "#define DA_MODEL_E_ACTUATOR_FAULT \(hex(Register.Event.actuatorFault.rawValue))",
+            "#define DA_MODEL_STOPS_DRIVING \(hex(Register.Event.stopsDriving.rawValue))",
+            "#define DA_MODEL_ACTUATOR_CONDITIONS \(hex(actuatorConditions.rawValue))",
+            "#define DA_MODEL_UVLO_MV \(Int(underVoltageLockoutVolts * 1000))",
+            "",
+            "/* DA7280Model.write: read-only registers keep their value; IRQ_EVENT1 is write-1-to-clear, and",
+            "   clearing E_WARNING or E_SEQ_FAULT clears its diagnosis register. */",
+            "static inline void da_model_write(u8 *regs, u8 reg, u8 value)",
+            "{",
+            "\tsize_t index;",
+            "\tu8 cleared;",
+            "",
+            "\tfor (index = 0; index < sizeof(da_model_read_only); index++)",
+            "\t\tif (da_model_read_only[index] == reg)",
+            "\t\t\treturn;",
+            "\tif (reg != DA_MODEL_REG_IRQ_EVENT1) {",
+            "\t\tregs[reg] = value;",
+            "\t\treturn;",
+            "\t}",
+            "\tcleared = regs[reg] & value;",
+            "\tregs[reg] &= ~value;",
+            "\tif (cleared & DA_MODEL_E_WARNING)",
+            "\t\tregs[DA_MODEL_REG_WARNING_DIAG] = 0;",
+            "\tif (cleared & DA_MODEL_E_SEQ_FAULT)",
+            "\t\tregs[DA_MODEL_REG_SEQ_DIAG] = 0;",
+            "}",
+            "",
+            "/* DA7280Model.drive, in thousandths of ACTUATOR_NOMMAX: nothing while a stopping event is latched",
+            "   or outside DRO mode (STANDBY_EN does not matter); with ACCELERATION_EN 0-127 of NOMMAX and 0x80-0xFF",
+            "   nothing; without it signed, full scale ABSMAX. */",
+            "static inline int da_model_drive_permille(const u8 *regs)",
+            "{",
+            "\tint value;",
+            "",
+            "\tif (regs[DA_MODEL_REG_IRQ_EVENT1] & DA_MODEL_STOPS_DRIVING)",
+            "\t\treturn 0;",
+            "\tif ((regs[DA_MODEL_REG_TOP_CTL1] & DA_MODEL_MODE_MASK) != DA_MODEL_MODE_DRO)",
+            "\t\treturn 0;",
+            "\tif (regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN)",
+            "\t\treturn regs[DA_MODEL_REG_TOP_CTL2] > 0x7F ? 0 : regs[DA_MODEL_REG_TOP_CTL2] * 1000 / 127;",
+            "\tif (regs[DA_MODEL_REG_NOMMAX] == 0)",
+            "\t\treturn 0;",
+            "\tvalue = (s8)regs[DA_MODEL_REG_TOP_CTL2];",
+            "\tif (value < -127)",
+            "\t\tvalue = -127;",
+            "\treturn value * 1000 * regs[DA_MODEL_REG_ABSMAX] / (127 * regs[DA_MODEL_REG_NOMMAX]);",
+            "}",
             "",
             "#endif",
             ""

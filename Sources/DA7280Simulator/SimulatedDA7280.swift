@@ -5,9 +5,9 @@ import HardwareAccess
 import HardwareSimulation
 
 /// A DA7280 on a virtual (or real) clock, as an `I2CBus`: the register file with its reset
-/// values, read-only and write-one-to-clear registers, auto-incrementing bursts, IDLE/STANDBY,
-/// the DRO drive, and an actuator that can be shorted or open (the chip latches the fault and
-/// stops). The rules are `DA7280Model`'s. It records every transaction and what the actuator was
+/// values, read-only and write-one-to-clear registers, auto-incrementing bursts, the DRO drive,
+/// an actuator that can be shorted or open, and a supply that can sag below the under-voltage
+/// lock-out (the chip latches the fault and stays idle until it is cleared). The rules are `DA7280Model`'s. It records every transaction and what the actuator was
 /// driven with.
 public final class SimulatedDA7280: I2CBus {
     /// The time the chip lives in.
@@ -28,6 +28,11 @@ public final class SimulatedDA7280: I2CBus {
     public var actuatorOpen = false
     /// The chip is gone from the bus: every transaction NACKs.
     public var disconnected = false
+    /// VDD. Below `DA7280Model.underVoltageLockoutVolts` the chip latches E_UVLO, shows it in
+    /// IRQ_STATUS1 and stops driving until the event is cleared (with the supply back up).
+    public var supplyVolts = 3.3 {
+        didSet { applySupply(at: clock.now) }
+    }
 
     /// A chip just powered on, at `address`.
     public init(clock: any HapticClock, address: I2CAddress = .da7280) {
@@ -37,23 +42,17 @@ public final class SimulatedDA7280: I2CBus {
 
     /// The chip latches `events` as its own monitors would (a supply sag, heat, a sequence it
     /// could not play): each is set in IRQ_EVENT1, and one that stops the drive
-    /// (`DA7280Register.Event.stopsDriving`) sends the chip to IDLE: OPERATION_MODE falls back to
-    /// inactive and the output stops until the event is cleared (datasheet §5.6.6).
+    /// (`DA7280Register.Event.stopsDriving`) holds the chip idle until it is cleared (datasheet §5.6.6).
     public func raise(_ events: DA7280Register.Event) {
         registers[Int(DA7280Register.irqEvent1.rawValue)] |= events.rawValue
-        if !events.isDisjoint(with: .stopsDriving) {
-            registers[Int(DA7280Register.topControl1.rawValue)] &= ~0x07
-        }
         output.set(drive, at: clock.now)
     }
 
     /// A register by name.
     public subscript(register: DA7280Register) -> UInt8 { registers[Int(register.rawValue)] }
 
-    /// The drive the registers ask for now.
-    public var drive: Double {
-        DA7280Model.drive(topControl1: self[.topControl1], topControl2: self[.topControl2], topConfiguration1: self[.topConfiguration1])
-    }
+    /// The drive the registers ask for now, in units of the rated voltage (`DA7280Model.drive`).
+    public var drive: Double { DA7280Model.drive(registers) }
 
     // MARK: - I2CBus
 
@@ -66,8 +65,9 @@ public final class SimulatedDA7280: I2CBus {
         for (offset, value) in bytes.dropFirst().enumerated() {
             let index = Int(start) + offset
             guard index < registers.count else { break }
-            registers[index] = DA7280Model.afterWrite(register: UInt8(index), old: registers[index], written: value)
+            DA7280Model.write(value, to: UInt8(index), in: &registers)
         }
+        applySupply(at: now)
         update(at: now)
     }
 
@@ -92,12 +92,24 @@ public final class SimulatedDA7280: I2CBus {
         if level != 0, !fault.isEmpty {
             registers[Int(DA7280Register.irqEvent1.rawValue)] |= fault.rawValue
             registers[Int(DA7280Register.irqStatus1.rawValue)] |= fault.rawValue
-            registers[Int(DA7280Register.topControl1.rawValue)] &= ~0x07
             level = 0
         } else if level != 0 {
             registers[Int(DA7280Register.irqStatus1.rawValue)] &= ~DA7280Model.actuatorConditions.rawValue
         }
         output.set(level, at: now)
+    }
+
+    /// E_UVLO latched and shown in IRQ_STATUS1 while VDD is below the lock-out; the status bit
+    /// follows the supply, the event stays until it is cleared.
+    private func applySupply(at now: ClockInstant) {
+        let status = Int(DA7280Register.irqStatus1.rawValue)
+        if supplyVolts < DA7280Model.underVoltageLockoutVolts {
+            registers[status] |= DA7280Register.Event.underVoltage.rawValue
+            registers[Int(DA7280Register.irqEvent1.rawValue)] |= DA7280Register.Event.underVoltage.rawValue
+        } else {
+            registers[status] &= ~DA7280Register.Event.underVoltage.rawValue
+        }
+        output.set(drive, at: now)
     }
 
     private func check(_ address: I2CAddress, _ kind: BusTransaction.Kind, _ bytes: [UInt8], at now: ClockInstant) throws(I2CError) {

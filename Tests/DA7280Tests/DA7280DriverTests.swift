@@ -48,26 +48,70 @@ import Testing
         #expect(throws: HapticChipError.self) { try weak.registers() }
     }
 
-    /// Start-up: CHIP_REV read, the drive stopped, the actuator in one burst from 0x0A, TOP_CFG1,
-    /// the latched events cleared; the chip left in IDLE, not driving.
-    @Test func startUpIsFiveTransactions() throws {
+    /// Start-up: CHIP_REV read, the events and IRQ_STATUS1 read (nothing wrong at power-on), the
+    /// drive stopped, the actuator in one burst from 0x0A, the configuration read and written
+    /// back with the LRA's fields (TOP_CFG1 0x1E and TOP_CFG2 0x01 are already an LRA's at reset;
+    /// TOP_CFG5 needs no write), the latched events cleared; the chip left in IDLE, not driving.
+    @Test func startUpReadsThenWrites() throws {
         let (driver, chip, _) = try Self.started()
-        #expect(chip.trace.count == 5)
+        #expect(chip.trace.count == 8)
         #expect(chip.trace[0].kind == .writeRead && chip.trace[0].written == [0x00] && chip.trace[0].read == [0xBA])
-        #expect(Self.writes(chip) == [[0x22, 0x00], [0x0A, 0x22, 0x3C, 0x5A, 96, 19, 0x00, 197], [0x13, 0x1E], [0x03, 0xFF]])
+        #expect(chip.trace[1].kind == .writeRead && chip.trace[1].written == [0x03] && chip.trace[1].read == [0, 0, 0, 0x00])
+        #expect(Self.writes(chip) == [[0x22, 0x00], [0x0A, 0x22, 0x3C, 0x5A, 96, 19, 0x00, 197], [0x13, 0x1E, 0x01], [0x03, 0xFF]])
         #expect(chip.trace.allSatisfy { $0.address == .da7280 })
         #expect(driver.power == .standby)
         #expect(chip[.topControl1] == 0)
         #expect(chip.drive == 0)
+        #expect(chip[.topInternalConfiguration1] == 0x81, "FRQ_LOCKED_LIM kept")
     }
 
-    /// A coin ERM: ACTUATOR_TYPE set, acceleration, rapid stop and the loops off, V2I frozen.
+    /// Each register that holds fields not ours is read, changed in our fields only, and written
+    /// back: a chip whose TOP_CFG1 bit 6, FULL_BRAKE_THR, TOP_CFG4's low bits, TOP_INT_CFG1's
+    /// FRQ_LOCKED_LIM and TOP_CFG5's upper bits hold other values keeps them, for every kind.
+    @Test(arguments: DA7280Actuator.Kind.allCases)
+    func startUpChangesOnlyItsOwnFields(kind: DA7280Actuator.Kind) throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        try chip.write(to: .da7280, [0x13, 0xC0 | 0x1E, 0x0B])
+        try chip.write(to: .da7280, [0x16, 0x05, 0x83])
+        try chip.write(to: .da7280, [0x6E, 0xA0])
+        let actuator = DA7280Actuator(
+            kind: kind, nominalVolts: 3.0, absoluteMaximumVolts: 3.3, maximumCurrentMilliamps: 100, impedanceOhms: 30,
+            resonantHz: kind == .lra ? 170 : nil)
+        try DA7280Driver(bus: chip, actuator: actuator, clock: clock).start()
+        let fields = DA7280Configuration.topConfiguration1Fields(for: kind)
+        #expect(chip[.topConfiguration1] == 0x40 | fields.rawValue, "bit 6 kept, EMBEDDED_MODE off")
+        let acceleration = fields.contains(.acceleration)
+        #expect(chip[.topConfiguration2] == 0x0B | (acceleration ? 0 : 0x10), "FULL_BRAKE_THR kept; MEM_DATA_SIGNED = not ACCELERATION_EN")
+        #expect(chip[.topConfiguration5] == 0xA0 | (acceleration ? 1 : 0), "V2I_FACTOR_OFFSET_EN = ACCELERATION_EN")
+        #expect(chip[.topConfiguration4] == (kind == .ermCoin ? 0xC5 : 0x05))
+        #expect(chip[.topInternalConfiguration1] == (kind == .ermCoin ? 0x80 : 0x83), "only BEMF_FAULT_LIM changes, and only for a coin")
+        #expect(fields.contains(.backEMFSense), "the datasheet wants back-EMF sensing outside custom waveform mode")
+    }
+
+    /// A coin ERM: ACTUATOR_TYPE and back-EMF sensing, acceleration, rapid stop and the loops
+    /// off, V2I frozen; no LRA period is written (0x0A-0x0B keep the chip's back-EMF sampling
+    /// rate): the actuator's burst starts at ACTUATOR1.
     @Test func aCoinERMIsConfiguredWithoutTheLoops() throws {
         let erm = DA7280Actuator(kind: .ermCoin, nominalVolts: 3.0, absoluteMaximumVolts: 3.3, maximumCurrentMilliamps: 100, impedanceOhms: 30)
         let (_, chip, _) = try Self.started(erm)
-        #expect(chip[.topConfiguration1] == 0x20)
+        #expect(chip[.topConfiguration1] == 0x30)
         #expect(chip[.topConfiguration4] == 0xC0)
-        #expect(Self.writes(chip).contains([0x0A, 0x39, 0x32, 128, 141, 9, 0x00, 242]))
+        #expect(Self.writes(chip).contains([0x0C, 128, 141, 9, 0x00, 242]))
+        #expect(!Self.writes(chip).contains { $0.first == 0x0A || $0.first == 0x0B })
+        #expect(chip[.lraPeriodHigh] == 0x21 && chip[.lraPeriodLow] == 0x4F)
+    }
+
+    /// A supply below the under-voltage lock-out at start-up: a typed error, and nothing written.
+    @Test func startUpRefusesASupplyBelowTheLockOut() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        chip.supplyVolts = 2.6
+        let driver = DA7280Driver(bus: chip, actuator: .sparkFunQwiicLRA, clock: clock)
+        #expect(throws: HapticChipError.underVoltage) { try driver.start() }
+        #expect(chip.trace.allSatisfy { $0.kind == .writeRead })
+        chip.supplyVolts = 3.3
+        try driver.start()
     }
 
     /// Anything else at the address is refused, naming what it read.
@@ -81,8 +125,9 @@ import Testing
         }
     }
 
-    /// The stream: DRO mode with STANDBY_EN and zero level in one write, then one two-byte write a
-    /// level; the end stops the drive first (mode and level in one write) and goes back to IDLE.
+    /// The stream: STANDBY_EN (ready), then the first level before DRO mode [DS §5.9.1], then one
+    /// two-byte write a level; the end stops the drive first (mode and level in one write) and
+    /// goes back to IDLE.
     @Test func theStreamIsDirectRegisterOverride() throws {
         let (driver, chip, clock) = try Self.started()
         let before = chip.trace.count
@@ -97,7 +142,7 @@ import Testing
         try driver.setRealTime(amplitude: -1)
         clock.advance(by: .milliseconds(5))
         try driver.endRealTimePlayback(standby: true)
-        #expect(Self.writes(chip, since: before) == [[0x22, 0x09, 0x00], [0x23, 0x7F], [0x23, 64], [0x23, 0x00], [0x22, 0x00, 0x00]])
+        #expect(Self.writes(chip, since: before) == [[0x22, 0x08], [0x23, 0x7F], [0x22, 0x09], [0x23, 64], [0x23, 0x00], [0x22, 0x00, 0x00]])
         #expect(chip.output.level(at: .zero.advanced(by: .milliseconds(10))) == 1)
         #expect(abs(chip.output.level(at: .zero.advanced(by: .milliseconds(20))) - 64.0 / 127) < 1e-9)
         #expect(chip.output.activeSeconds(to: clock.now) == 0.020)
@@ -197,6 +242,7 @@ import Testing
         try driver.setRealTime(amplitude: 1)
         let expected: UInt8 = kind == .ermCoin ? 115 : 0x7F
         #expect(chip[.topControl2] == expected, "level 1 wrote \(chip[.topControl2]) for a \(kind)")
+        #expect(chip.drive <= 1 && chip.drive > 0.99, "level 1 drove \(chip.drive) of the rated voltage on the simulated chip")
         try driver.setRealTime(amplitude: 0.5)
         #expect(chip[.topControl2] == (kind == .ermCoin ? 58 : 64))
         if kind == .ermCoin {

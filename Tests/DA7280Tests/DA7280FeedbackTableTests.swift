@@ -35,7 +35,45 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         let clicks = ["impact-light", "impact-medium", "impact-heavy", "impact-rigid", "alignment", "level-change", "taptic-peek"]
         #expect(clicks.allSatisfy { energy("selection") < energy($0) }, "selection is not the lightest")
         #expect(clicks.allSatisfy { (DA7280FeedbackTable.lra["selection"]?.milliseconds ?? 99) <= (DA7280FeedbackTable.lra[$0]?.milliseconds ?? 0) })
-        #expect(DA7280FeedbackTable.envelopes(for: .ermCoin) == nil)
+        let coin = DA7280Actuator(kind: .ermCoin, nominalVolts: 3.0, absoluteMaximumVolts: 3.3, maximumCurrentMilliamps: 100, impedanceOhms: 30)
+        #expect(DA7280FeedbackTable.envelopes(for: coin) == nil)
+    }
+
+    /// On an LRA every drive (the steps between silences) lasts more than three half-periods of
+    /// its resonance, so the chip's rapid stop brakes it, and a whole number of them, so it ends
+    /// at a zero crossing where the chip takes the next level [DS §5.7.2, §5.7.8]; the designed
+    /// levels and silences are kept, and no drive is shortened.
+    @Test(arguments: [170.0, 235, 60])
+    func everyDriveIsFittedToTheResonance(hz: Double) throws {
+        var actuator = DA7280Actuator.sparkFunQwiicLRA
+        actuator.resonantHz = hz
+        let table = try #require(DA7280FeedbackTable.envelopes(for: actuator))
+        let half = 500 / hz
+        func runs(_ envelope: DriveEnvelope) -> [Double] {
+            var result: [Double] = []
+            var current: Double?
+            for step in envelope.steps {
+                if step.level > 0 {
+                    current = (current ?? 0) + step.milliseconds
+                } else if let length = current {
+                    result.append(length)
+                    current = nil
+                }
+            }
+            if let current { result.append(current) }
+            return result
+        }
+        for (name, envelope) in table {
+            let designed = try #require(DA7280FeedbackTable.lra[name])
+            #expect(envelope.steps.map(\.level) == designed.steps.map(\.level), "\(name)")
+            for (fitted, original) in zip(runs(envelope), runs(designed)) {
+                #expect(fitted > 3 * half + 1e-9, "\(name): a drive of \(fitted) ms is not braked at \(hz) Hz")
+                let halves = fitted / half
+                #expect(abs(halves - halves.rounded()) < 1e-6, "\(name): \(fitted) ms is not whole half-periods at \(hz) Hz")
+                #expect(fitted >= original - 1e-9 && fitted < max(original, 4 * half) + half, "\(name): \(original) ms became \(fitted) ms")
+            }
+        }
+        #expect(abs((table["selection"]?.milliseconds ?? 0) - 4 * half) < 1e-9)
     }
 
     static func open(_ json: String? = nil, board: String = "sparkfun-qwiic-da7280", actuator: String? = nil) throws -> (HapticBoard, SimulatedDA7280, VirtualClock) {
@@ -52,19 +90,20 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         return (opened, try #require(hardware.da7280Chips["main"]), clock)
     }
 
-    /// impact-heavy on the SparkFun board: the table's 18 ms at full scale (four 5 ms ticks), not
-    /// the modelled envelope of TI's Strong Click.
+    /// impact-heavy on the SparkFun board: the table's 18 ms at full scale, fitted to seven
+    /// half-periods of the 170 Hz LRA (20.6 ms: five 5 ms ticks), not the modelled envelope of
+    /// TI's Strong Click.
     @Test func aDA7280BoardPlaysTheChipsOwnTable() throws {
         let (board, chip, clock) = try Self.open()
         guard case .realTime(let clip)? = board.engine.mapping.table[.impact(.heavy)] else {
             Issue.record("impact-heavy is not the DA7280's envelope")
             return
         }
-        #expect(clip.levels == [1, 1, 1, 1])
+        #expect(clip.levels == [1, 1, 1, 1, 1])
         let start = clock.now
         #expect(board.engine.play(.impact(.heavy)) == .played)
         clock.advance(by: .seconds(1))
-        #expect(abs(chip.output.activeSeconds(from: start, to: clock.now) - 0.020) < 1e-9)
+        #expect(abs(chip.output.activeSeconds(from: start, to: clock.now) - 0.025) < 1e-9)
         #expect(chip.output.peak(from: start, to: clock.now) == 1)
     }
 

@@ -3,6 +3,7 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HardwareSimulation
 import Testing
 
 /// The transaction scripts shared with the kernel fixture (Tests/ChipModelScripts): every one

@@ -30,7 +30,7 @@ extension HapticBoard {
     /// The chip's table where it has one for the actuator, else the standard table; the board's overrides on top.
     static func mapping(for actuator: DA7280Actuator, preset: BoardFile.Actuator, file: BoardFile) -> FeedbackMapping {
         let standard = FeedbackMapping.standard(for: preset.specification.type)
-        guard let envelopes = DA7280FeedbackTable.envelopes(for: actuator.kind) else { return file.mapping(over: standard) }
+        guard let envelopes = DA7280FeedbackTable.envelopes(for: actuator) else { return file.mapping(over: standard) }
         return file.mapping(over: FeedbackMapping(envelopes: envelopes, fallback: standard))
     }
 }

@@ -9,8 +9,11 @@
  *
  * Parameters (/sys/module/i2c_da7280_sim/parameters):
  *   actuator          0 a working LRA, 1 open (nothing connected), 2 shorted
+ *   supply_mv         the chip's VDD in millivolts: below the under-voltage lock-out (2800) the chip
+ *                     latches E_UVLO and stays idle until it is cleared
  *   fresh_chip        writing 1 puts a new chip on the board (power-on values)
  *   drive_permille    read-only: what the outputs drive now, in thousandths of ACTUATOR_NOMMAX
+ *                     (the rated voltage; without acceleration 0x7F drives ABSMAX, more than 1000)
  *   drive_peak        read-only: the largest |drive_permille| since the last fresh_chip
  *   dro_writes        read-only: writes that changed the drive (TOP_CTL1 or TOP_CTL2)
  *   registers         read-only: registers 0x00-0x2F in hex
@@ -53,16 +56,7 @@ static int drive_peak;
 module_param(drive_peak, int, 0444);
 static int dro_writes;
 module_param(dro_writes, int, 0444);
-
-static bool in_list(const u8 *list, size_t count, u8 reg)
-{
-	size_t index;
-
-	for (index = 0; index < count; index++)
-		if (list[index] == reg)
-			return true;
-	return false;
-}
+static int supply_mv = 3300;
 
 static void power_on(struct da_sim *sim)
 {
@@ -73,11 +67,21 @@ static void power_on(struct da_sim *sim)
 	dro_writes = 0;
 }
 
-/* The drive the registers ask for, and a fault when the actuator has one (DA7280Model.faultEvent). */
+/* VDD below the lock-out latches E_UVLO and shows it in IRQ_STATUS1 (SimulatedDA7280.applySupply). */
+static void apply_supply(struct da_sim *sim)
+{
+	if (supply_mv < DA_MODEL_UVLO_MV) {
+		sim->regs[DA_MODEL_REG_IRQ_STATUS1] |= DA_MODEL_E_UVLO;
+		sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= DA_MODEL_E_UVLO;
+	} else {
+		sim->regs[DA_MODEL_REG_IRQ_STATUS1] &= ~DA_MODEL_E_UVLO;
+	}
+}
+
+/* The drive the registers ask for, and a fault when the actuator has one (SimulatedDA7280.update). */
 static void update(struct da_sim *sim)
 {
-	int drive = DA_MODEL_DRIVE_PERMILLE(sim->regs[DA_MODEL_REG_TOP_CTL1], sim->regs[DA_MODEL_REG_TOP_CTL2],
-					    sim->regs[DA_MODEL_REG_TOP_CFG1]);
+	int drive = da_model_drive_permille(sim->regs);
 	u8 fault = 0;
 
 	if (actuator == 2)
@@ -87,26 +91,15 @@ static void update(struct da_sim *sim)
 	if (drive != 0 && fault) {
 		sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= fault;
 		sim->regs[DA_MODEL_REG_IRQ_STATUS1] |= fault;
-		sim->regs[DA_MODEL_REG_TOP_CTL1] &= ~DA_MODEL_MODE_MASK;
 		drive = 0;
 	} else if (drive != 0) {
-		sim->regs[DA_MODEL_REG_IRQ_STATUS1] &= ~DA_MODEL_STOPS_DRIVING;
+		sim->regs[DA_MODEL_REG_IRQ_STATUS1] &= ~DA_MODEL_ACTUATOR_CONDITIONS;
 	}
 	if (drive != drive_permille)
 		dro_writes++;
 	drive_permille = drive;
 	if (abs(drive) > drive_peak)
 		drive_peak = abs(drive);
-}
-
-static void write_register(struct da_sim *sim, u8 reg, u8 value)
-{
-	if (in_list(da_model_read_only, sizeof(da_model_read_only), reg))
-		return;
-	if (in_list(da_model_write_one_to_clear, sizeof(da_model_write_one_to_clear), reg))
-		sim->regs[reg] &= ~value;
-	else
-		sim->regs[reg] = value;
 }
 
 static int da_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int count)
@@ -128,9 +121,11 @@ static int da_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int co
 		} else if (msg->len > 0) {
 			sim->pointer = msg->buf[0];
 			for (byte = 1; byte < msg->len; byte++)
-				write_register(sim, sim->pointer++, msg->buf[byte]);
-			if (msg->len > 1)
+				da_model_write(sim->regs, sim->pointer++, msg->buf[byte]);
+			if (msg->len > 1) {
+				apply_supply(sim);
 				update(sim);
+			}
 		}
 	}
 	spin_unlock_irqrestore(&sim->lock, flags);
@@ -158,6 +153,23 @@ static int fresh_chip_set(const char *value, const struct kernel_param *kp)
 	spin_unlock_irqrestore(&the_sim->lock, flags);
 	return 0;
 }
+
+static int supply_mv_set(const char *value, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int error = param_set_int(value, kp);
+
+	if (error || !the_sim)
+		return error;
+	spin_lock_irqsave(&the_sim->lock, flags);
+	apply_supply(the_sim);
+	update(the_sim);
+	spin_unlock_irqrestore(&the_sim->lock, flags);
+	return 0;
+}
+
+static const struct kernel_param_ops supply_mv_ops = { .set = supply_mv_set, .get = param_get_int };
+module_param_cb(supply_mv, &supply_mv_ops, &supply_mv, 0644);
 
 static const struct kernel_param_ops fresh_chip_ops = { .set = fresh_chip_set };
 module_param_cb(fresh_chip, &fresh_chip_ops, NULL, 0200);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DRV2605
+import Foundation
 import HardwareAccess
 
-/// A transaction script for the chip: what a driver would send, and what to read back. The same
-/// script runs against this package's simulator and against the kernel fixture behind a real
-/// Linux I2C adapter (`drv2605-model check`); their answers are compared line by line, and each
-/// `=` expectation (what the datasheet says) is checked on both.
+/// A transaction script for a chip: what a driver would send, and what to read back. The same
+/// script runs against this package's simulated chip (DRV2605Simulator, DA7280Simulator) and
+/// against its kernel fixture behind a real Linux I2C adapter (`drv2605-model check`); their
+/// answers are compared line by line, and each `=` expectation (what the datasheet says) is
+/// checked on both.
 ///
 /// ```
 /// # comment
@@ -15,7 +16,8 @@ import HardwareAccess
 /// wait 80              milliseconds
 /// actuator open        ok | open | short: the emulated actuator on the outputs
 /// supply 4200          the chip's VDD in millivolts (VBAT, OTP programming)
-/// standby-writes ignored   ignored | kept: the model's unconfirmed standby rule, for this script
+/// standby-writes ignored   ignored | kept: the DRV2605 model's unconfirmed standby rule, for this script
+/// drive = 528          what the outputs drive, in thousandths of the rated voltage (the DA7280's fixture)
 /// ```
 public struct ModelScript: Sendable, Equatable {
     /// What the emulated actuator is.
@@ -35,6 +37,8 @@ public struct ModelScript: Sendable, Equatable {
         case supply(millivolts: Int)
         /// Writes in standby are ignored (true) or take effect (false) from here on.
         case standbyWritesIgnored(Bool)
+        /// What the outputs drive now, in thousandths of the rated voltage; `expected` when given.
+        case drive(expected: Int?)
     }
 
     /// A problem in a script's text.
@@ -99,8 +103,13 @@ public struct ModelScript: Sendable, Equatable {
             case "standby-writes":
                 guard words.count == 2, words[1] == "ignored" || words[1] == "kept" else { throw fail("standby-writes is ignored or kept") }
                 steps.append((line, .standbyWritesIgnored(words[1] == "ignored")))
+            case "drive":
+                guard words.count == 1 || (words.count == 3 && words[1] == "=" && Int(words[2]) != nil) else {
+                    throw fail("drive takes nothing or '= ' and thousandths of the rated voltage")
+                }
+                steps.append((line, .drive(expected: words.count == 3 ? Int(words[2]) : nil)))
             default:
-                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply, standby-writes)")
+                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply, standby-writes, drive)")
             }
         }
         return ModelScript(name: name, steps: steps)
@@ -118,10 +127,11 @@ public struct ModelScript: Sendable, Equatable {
 
     /// Runs the script on `bus` at `address`. `wait` lets time pass (a virtual clock's advance,
     /// or a real sleep); `setActuator`, `setSupply` and `setStandbyWritesIgnored` change the
-    /// emulated actuator, VDD and the standby rule.
+    /// emulated actuator, VDD and the standby rule; `readDrive` reads what the outputs drive, in
+    /// thousandths of the rated voltage (nil: this emulation cannot say, and `drive` answers so).
     public func run(
-        on bus: any I2CBus, address: I2CAddress = .drv2605, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
-        setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void
+        on bus: any I2CBus, address: I2CAddress, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
+        setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void, readDrive: () -> Int? = { nil }
     ) -> [Answer] {
         var answers: [Answer] = []
         for (line, step) in steps {
@@ -156,21 +166,15 @@ public struct ModelScript: Sendable, Equatable {
                 setSupply(millivolts)
             case let .standbyWritesIgnored(ignored):
                 setStandbyWritesIgnored(ignored)
+            case let .drive(expected):
+                guard let permille = readDrive() else {
+                    answers.append(Answer(line: line, text: "drive unknown", unexpected: expected == nil ? nil : "expected a drive, this chip cannot say"))
+                    continue
+                }
+                let unexpected = expected.flatMap { $0 == permille ? nil : "expected drive \($0), drove \(permille)" }
+                answers.append(Answer(line: line, text: "drive \(permille)", unexpected: unexpected))
             }
         }
         return answers
-    }
-
-    /// Runs the script on a fresh simulated DRV2605L on a virtual clock.
-    public func runOnSimulator(options: SimulatedDRV2605.Options = .init()) -> [Answer] {
-        let clock = VirtualClock()
-        let chip = SimulatedDRV2605(clock: clock, options: options)
-        chip.keepsTrace = false
-        return run(
-            on: chip, address: options.address, wait: { clock.advance(by: .milliseconds($0)) },
-            setActuator: { state in
-                chip.actuator.connected = state != .open
-                chip.actuator.shorted = state == .short
-            }, setSupply: { chip.actuator.supplyVolts = Double($0) / 1000 }, setStandbyWritesIgnored: { chip.options.ignoresWritesInStandby = $0 })
     }
 }
