@@ -123,10 +123,21 @@ extension DRV2605Driver {
         return (ActuatorEquations.supplyVolts(register: file[.supplyVoltage]), resonance)
     }
 
-    /// VBAT and LRA_PERIOD read `settle` into a buzz, then stopped and back in standby.
+    /// VBAT and LRA_PERIOD read `settle` into a full-scale drive, then stopped and back in
+    /// standby. The drive is ROM effect 47 (Buzz 1 - 100%) where the part has TI's library; a
+    /// DRV2604/DRV2604L has none, so it drives full scale through RTP_INPUT instead (the chip
+    /// updates both registers in any drive mode [DS]).
     func registersWhileDriving(settle: Duration = .milliseconds(50)) throws(DRV2605Error) -> RegisterFile {
-        try requireROM()
-        try play(WaveformSequence(.buzz100))
+        guard let part else { throw .notStarted }
+        if part.hasROMLibrary {
+            try play(WaveformSequence(.buzz100))
+        } else {
+            try beginRealTimePlayback()
+            do { try setRealTime(amplitude: 1) } catch {
+                stopQuietly()
+                throw error
+            }
+        }
         clock.sleep(for: settle)
         let file: RegisterFile
         do { file = try readFile(from: .supplyVoltage, through: .lraResonancePeriod) } catch {

@@ -298,6 +298,16 @@ public final class SimulatedDRV2605: I2CBus {
         }
         output.set(realTimeDrive, at: max(now, readyAt))
         registers[.supplyVoltage] = vbatReading
+        if realTimeDrive != 0 { measureResonance() }
+    }
+
+    /// LRA_PERIOD while driving, in any drive mode: measured only in LRA mode, from an LRA that
+    /// moves, in closed loop (ChipModel).
+    private func measureResonance() {
+        let closedLoop = !registers[Control3Register.self].lraOpenLoop || !ChipModel.lraPeriodOnlyInClosedLoop
+        if actuator.type == .lra && actuator.connected && !actuator.shorted && registers[FeedbackControlRegister.self].isLRA && closedLoop {
+            registers[.lraResonancePeriod] = periodField
+        }
     }
 
     private var vbatReading: UInt8 { ChipModel.supplyReading(volts: actuator.supplyVolts) }
@@ -355,11 +365,7 @@ public final class SimulatedDRV2605: I2CBus {
         activity = .sequence(end: time)
         if actuator.shorted { latchFault(\.overCurrent) }
         registers[.supplyVoltage] = vbatReading
-        // LRA_PERIOD is measured only in LRA mode, from an LRA that moves, in closed loop (ChipModel).
-        let closedLoop = !registers[Control3Register.self].lraOpenLoop || !ChipModel.lraPeriodOnlyInClosedLoop
-        if actuator.type == .lra && actuator.connected && !actuator.shorted && registers[FeedbackControlRegister.self].isLRA && closedLoop {
-            registers[.lraResonancePeriod] = periodField
-        }
+        measureResonance()
     }
 
     private var periodField: UInt8 { ChipModel.periodField(hz: actuator.resonantHz) }

@@ -71,6 +71,21 @@ import Testing
         #expect(other.status == 69, "a DA7280 where the board has a DRV2605L: \(other.stderr)")
     }
 
+    /// `haptic diagnose` on a DRV2604L, which has no ROM library: the supply and resonance are
+    /// measured during a full-scale RTP drive (MODE 0x05, RTP_INPUT written), not ROM effect 47.
+    @Test func diagnoseMeasuresADRV2604LThroughRealTimePlayback() throws {
+        let run = try haptic.run(
+            ["diagnose", "--board", "bare-drv2604l", "--simulate", "--virtual-time", "--simulated-part", "drv2604l", "--json", "--trace"],
+            environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.json?["verdict"] as? String == "fine", "\(run.stdout)")
+        let volts = run.json?["supplyVolts"] as? Double ?? 0
+        #expect(volts > 3 && volts < 5.6, "supply \(volts) V")
+        #expect(writes(run).contains { $0.hasPrefix("0x5A [01 05") }, "no RTP drive in the trace:\n\(run.stderr)")
+        #expect(writes(run).contains("0x5A [02 7F]"), "not driven at full scale:\n\(run.stderr)")
+        #expect(!writes(run).contains { $0.hasPrefix("0x5A [04 2F") }, "ROM effect 47 loaded on a chip without ROM")
+    }
+
     /// `--json --trace`: stdout is one JSON document, the trace is on stderr.
     @Test func theTraceLeavesJSONValid() throws {
         let run = try haptic.run(["play", "success", "--simulate", "--virtual-time", "--json", "--trace"], environment: environment)

@@ -108,4 +108,30 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
             (error as? BoardFileError)?.field == "drivers[0].enable"
         }
     }
+
+    /// A supply sag below the under-voltage lock-out while a long feedback streams: the chip goes
+    /// idle [DS §5.6.6]; the engine finds it within its clip check (100 ms), stops the stream,
+    /// counts the fault and clears E_UVLO by writing 1 to it once the supply is back.
+    @Test func aSupplySagDuringAFeedbackIsFoundStoppedAndCleared() throws {
+        let (board, chip, clock) = try Self.open()
+        let start = clock.now
+        #expect(board.engine.play(.vibration(.default)) == .played)
+        clock.advance(by: .milliseconds(200))
+        #expect(chip.drive > 0)
+        chip.supplyVolts = 2.5
+        #expect(chip.drive == 0, "the chip idles under the lock-out")
+        chip.supplyVolts = 3.3
+        let sagEnd = clock.now
+        let writesBefore = chip.trace.count
+        clock.advance(by: .milliseconds(150))
+        #expect(board.engine.statistics.faults == 1)
+        #expect(chip[.irqEvent1] & DA7280Register.Event.underVoltage.rawValue == 0, "E_UVLO not cleared")
+        let clearing = chip.trace[writesBefore...].first { $0.kind == .write && $0.written == [DA7280Register.irqEvent1.rawValue, 0xFF] }
+        #expect(clearing != nil && clearing!.time <= sagEnd.advanced(by: .milliseconds(100)), "the fault was not found within 100 ms")
+        let after = chip.trace.count
+        clock.advance(by: .seconds(1))
+        #expect(!chip.trace[after...].contains { $0.kind == .write && $0.written.first == DA7280Register.topControl2.rawValue }, "the stream went on into the idle chip")
+        #expect(chip.output.level(at: clock.now) == 0 && chip[.topControl1] & 0x07 == 0)
+        #expect(chip.output.activeSeconds(from: start, to: clock.now) < 0.25)
+    }
 }

@@ -448,12 +448,22 @@ if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
         before=$(cat $D/dro_writes)
         ff-constant "/dev/input/$event" 0x2000 500 > /tmp/ff-constant.log 2>&1 || { cat /tmp/ff-constant.log; fail "DA7280: ff-constant"; }
         peak=$(cat $D/drive_peak) writes=$(( $(cat $D/dro_writes) - before ))
-        [ "$peak" = 496 ] || fail "DA7280: FF_CONSTANT 0x2000 drove ${peak} permille of NOMMAX, expected 496 (TOP_CTL2 63)"
+        # Linux's device properties name no dlg,acc-enable: acceleration is off, so OVERRIDE_VAL's full
+        # scale is ABSMAX (0x61), and 63 drives 63/127 of ABSMAX: 528 thousandths of NOMMAX (0x5B).
+        [ $(( 0x$(reg 19) & 0x04 )) -eq 0 ] || fail "DA7280: da7280 wrote TOP_CFG1 $(reg 19): ACCELERATION_EN set, which its properties do not ask for"
+        [ "$peak" = 528 ] || fail "DA7280: FF_CONSTANT 0x2000 drove ${peak} permille of NOMMAX, expected 528 (TOP_CTL2 63 of ABSMAX)"
         [ "$(cat $D/drive_permille)" = 0 ] && [ "$(reg 34)" = 00 ] && [ "$(reg 35)" = 00 ] || fail "DA7280: still driving after the client closed (TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35))"
         dmesg | grep -i -E "da7280.*(fail|error)" && fail "DA7280: errors in the kernel log"
-        echo "HIL-DA7280: da7280: probed on the fixture ($probe); an FF_CONSTANT of 0x2000 from ff-constant reached TOP_CTL2 as 63 in DRO mode ($peak permille of NOMMAX, $writes drive changes); after the client closed: TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35), not driving"
+        echo "HIL-DA7280: da7280: probed on the fixture ($probe); an FF_CONSTANT of 0x2000 from ff-constant reached TOP_CTL2 as 63 in DRO mode without acceleration ($peak permille of NOMMAX: 63/127 of ABSMAX, $writes drive changes); after the client closed: TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35), not driving"
     fi
     echo 0 > $D/attach_da7280
+    echo 1 > $D/fresh_chip
+    # The DA7280's rules, the same transaction scripts against this fixture and the simulated chip.
+    drv2605-model check --chip da7280 --bus "$DABUS" /opt/haptics/model-scripts/da7280/*.txt > /tmp/model-da7280.log 2>&1 \
+        || { sed "s/^/HIL-MODEL: /" /tmp/model-da7280.log; fail "drv2605-model check --chip da7280"; }
+    echo "HIL-MODEL: $(grep "^model agreement (DA7280):" /tmp/model-da7280.log)"
+    scripts=$(sed -n 's/^model agreement (DA7280): \([0-9]*\) scripts, 0 differences, 0 broken expectations$/\1/p' /tmp/model-da7280.log)
+    [ "${scripts:-0}" -ge 8 ] || fail "DA7280 model agreement: expected at least 8 scripts and no differences"
     echo 1 > $D/fresh_chip
     if HAPTIC_HIL_DA7280_BUS="$DABUS" /opt/haptics/tests --testing-library swift-testing --filter "DA7280HardwareInLoopTests" > /tmp/hil-da7280.log 2>&1 \
         && ! grep -q "skipped" /tmp/hil-da7280.log; then
@@ -468,6 +478,18 @@ if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
   "actuators": { "lra": { "type": "lra", "ratedVrms": 2.106, "maximumVrms": 2.26, "resonantHz": 170, "impedanceOhms": 13.8, "maximumMilliamps": 165.4 } },
   "defaultActuator": "lra", "drivers": [ { "name": "main", "part": "da7280" } ] }
 JSON
+    # A supply below the under-voltage lock-out: start-up reads IRQ_STATUS1 and refuses, with one line.
+    echo 2600 > $D/supply_mv
+    haptic play success --board /tmp/da7280-board.json --bus "$DABUS" > /tmp/uvlo.out 2> /tmp/uvlo.err
+    code=$?
+    echo 3300 > $D/supply_mv
+    echo 1 > $D/fresh_chip
+    if [ "$code" -ne 0 ] && grep -qi "under-voltage" /tmp/uvlo.err && [ "$(wc -l < /tmp/uvlo.err)" -le 2 ] && [ "$(cat $D/drive_peak)" = 0 ]; then
+        echo "HIL-DA7280: VDD 2.6 V: haptic play exited $code without driving: $(head -1 /tmp/uvlo.err)"
+    else
+        cat /tmp/uvlo.out /tmp/uvlo.err
+        fail "DA7280: VDD 2.6 V: expected a refusal naming the under-voltage (exit $code)"
+    fi
     before=$(cat $D/dro_writes)
     if haptic demo --board /tmp/da7280-board.json --bus "$DABUS" --pause 0.05 --json > /tmp/da7280-demo.json 2>&1 \
         && grep -q '"driving" : false' /tmp/da7280-demo.json && grep -q '"standby" : true' /tmp/da7280-demo.json; then

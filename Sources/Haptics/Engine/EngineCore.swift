@@ -28,6 +28,11 @@ final class EngineCore {
     private var busyUntil: ClockInstant?
     private var completionDeadline: ClockInstant?
     private var clip: (clip: RealTimeClip, start: ClockInstant, next: Int)?
+    /// When the chip's status was last read during the clip.
+    private var lastClipStatus = ClockInstant.zero
+    /// How often a playing clip's chip is checked for faults: a stream into a chip that stopped
+    /// driving is ended within this, at one read per interval.
+    static let clipStatusInterval: Duration = .milliseconds(100)
     private var lastActivity: ClockInstant
 
     // Policy.
@@ -196,6 +201,7 @@ final class EngineCore {
                 noteAwake(true)
                 try driver.beginRealTimePlayback()
                 clip = (realTime, clock.now, 0)
+                lastClipStatus = clock.now
                 _ = stepClip()
             }
         } catch {
@@ -322,6 +328,25 @@ final class EngineCore {
                 clip = nil
                 fail("real-time clip", error)
                 return nil
+            }
+        }
+        if index < current.clip.levels.count, now >= lastClipStatus.advanced(by: Self.clipStatusInterval) {
+            // A long stream is checked as it plays: a chip a fault holds idle (a supply sag, a
+            // short) is stopped and reported now, not when the stream would have ended.
+            lastClipStatus = now
+            do {
+                let status = try driver.playbackStatus()
+                if status.hasFault {
+                    clip = nil
+                    counts.faults += 1
+                    driver.stopQuietly()
+                    logger.error("haptics: stopped a real-time clip: \(status.fault)")
+                    clearFaults()
+                    noteAwake(driver.power == .ready)
+                    return nil
+                }
+            } catch {
+                recover("the check during a real-time clip", error)
             }
         }
         if index >= current.clip.levels.count {
