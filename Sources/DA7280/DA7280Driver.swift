@@ -9,7 +9,9 @@ import HardwareAccess
 /// the datasheet asks for per actuator kind by read-modify-write, and clears the latched events,
 /// leaving the chip in IDLE, its low-power state. The stream is the chip's direct register
 /// override (DRO): the first level, then OPERATION_MODE 1, then one two-byte write per level.
-/// The chip's waveform memory is not used yet: every feedback streams.
+/// Feedbacks given in `Options.storedFeedbacks` are written into the chip's waveform memory at
+/// start-up and played from there (RTWM: the sequence selected at prepare, one write to
+/// trigger); patterns and everything the memory does not hold stream.
 ///
 /// Sources are tagged: [DS §/T] the DA7280 datasheet rev 3.0, [Linux] its `da7280` driver,
 /// [SparkFun] SparkFun's Arduino library; where they disagree the datasheet wins.
@@ -24,6 +26,10 @@ public final class DA7280Driver: HapticChipDriver {
         public var wakeDelay: Duration = .milliseconds(1)
         /// How often the engine reads the events while something plays.
         public var pollInterval: Duration = .milliseconds(10)
+        /// Feedbacks to keep in the chip's waveform memory, most wanted first: start-up writes
+        /// as many as it holds (`DA7280StoredFeedbacks`), and each then plays on one trigger.
+        /// Empty: nothing is written there and every feedback streams.
+        public var storedFeedbacks: [(name: String, envelope: DriveEnvelope)] = []
         /// The chip's defaults.
         public init() {}
     }
@@ -37,8 +43,8 @@ public final class DA7280Driver: HapticChipDriver {
     public let clock: any HapticClock
     public let options: Options
 
-    public private(set) var power: HapticPowerState = .standby
-    public private(set) var readyInstant: ClockInstant
+    public internal(set) var power: HapticPowerState = .standby
+    public internal(set) var readyInstant: ClockInstant
     /// The DA7280 has no enable pin: standby (IDLE) is its lowest state.
     public var canShutDown: Bool { false }
     public private(set) var isStreaming = false
@@ -48,12 +54,26 @@ public final class DA7280Driver: HapticChipDriver {
     public private(set) var suppressedErrors = 0
     /// The events read at the last status, kept for people (`lastEvents.description`).
     public private(set) var lastEvents: DA7280Register.Event = []
+    /// IRQ_EVENT_WARNING_DIAG and IRQ_EVENT_SEQ_DIAG at the last status: why E_WARNING or
+    /// E_SEQ_FAULT was raised (cleared with them).
+    public private(set) var lastWarningDiagnosis: UInt8 = 0
+    public private(set) var lastSequenceDiagnosis: UInt8 = 0
     private var started = false
     /// DRO mode is on (the stream's first level was written).
     private var driving = false
     private var lastOverride: UInt8 = 0
     /// OVERRIDE_VAL for level 1: the rated voltage (`DA7280Equations.overrideFullScale`).
     public private(set) var overrideFullScale: UInt8 = 127
+    /// What start-up wrote into the waveform memory (nil: nothing, see `memoryNote`).
+    public internal(set) var stored: DA7280StoredFeedbacks?
+    /// Why the waveform memory holds nothing of ours, when `storedFeedbacks` asked for some.
+    public internal(set) var memoryNote: String?
+    /// PS_SEQ_ID as last written (nil: unknown).
+    var selectedSequence: Int?
+    /// TOP_CTL1 is RTWM with STANDBY_EN: one write of SEQ_START plays the selected sequence.
+    var armed = false
+    /// A sequence was started and has not been finished.
+    var memoryPlaying = false
 
     /// A driver for the chip at `address` on `bus`; nothing is sent before `start()`.
     public init(bus: any I2CBus, address: I2CAddress = .da7280, actuator: DA7280Actuator, clock: any HapticClock, options: Options = Options()) {
@@ -100,6 +120,7 @@ public final class DA7280Driver: HapticChipDriver {
             try write(.topConfiguration4, [new.topConfiguration4, new.topInternalConfiguration1])
         }
         if new.topConfiguration5 != old.topConfiguration5 { try write(.topConfiguration5, [new.topConfiguration5]) }
+        try writeWaveformMemory()
         try write(.irqEvent1, [0xFF])
         overrideFullScale = DA7280Equations.overrideFullScale(
             nominalMaximum: registers.nominalMaximum, absoluteMaximum: registers.absoluteMaximum,
@@ -108,6 +129,8 @@ public final class DA7280Driver: HapticChipDriver {
         isStreaming = false
         driving = false
         lastOverride = 0
+        armed = false
+        memoryPlaying = false
         started = true
     }
 
@@ -118,6 +141,7 @@ public final class DA7280Driver: HapticChipDriver {
         guard power != .ready else { return }
         try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: true).rawValue])
         power = .ready
+        armed = false
         readyInstant = clock.now.advanced(by: options.wakeDelay)
     }
 
@@ -126,6 +150,8 @@ public final class DA7280Driver: HapticChipDriver {
         try write(.topControl1, [0])
         power = .standby
         isStreaming = false
+        armed = false
+        memoryPlaying = false
     }
 
     /// Standby: there is no enable pin to go lower.
@@ -141,6 +167,8 @@ public final class DA7280Driver: HapticChipDriver {
         try write(.topControl1, [control.rawValue, 0])
         lastOverride = 0
         driving = false
+        armed = false
+        memoryPlaying = false
         isStreaming = false
     }
 
@@ -156,6 +184,8 @@ public final class DA7280Driver: HapticChipDriver {
         }
         lastOverride = 0
         driving = false
+        armed = false
+        memoryPlaying = false
         isStreaming = false
     }
 
@@ -172,6 +202,8 @@ public final class DA7280Driver: HapticChipDriver {
         power = .ready
         lastOverride = 0
         driving = false
+        armed = false
+        memoryPlaying = false
         isStreaming = true
     }
 
@@ -201,22 +233,27 @@ public final class DA7280Driver: HapticChipDriver {
         if standby { power = .standby }
         lastOverride = 0
         driving = false
+        armed = false
+        memoryPlaying = false
         isStreaming = false
     }
 
     // MARK: - Status
 
-    /// IRQ_EVENT1 through IRQ_STATUS1 in one read. Nothing plays by itself on this driver yet
-    /// (no waveform memory), so `playing` is false; the faults are the latched events that hold
-    /// the chip idle until cleared (over-current, actuator, critical over-temperature, sequence
-    /// and under-voltage: datasheet §5.6.6), and E_WARNING is a warning: the chip still drives.
+    /// IRQ_EVENT1 through IRQ_STATUS1 in one read, the two diagnosis registers with them. A
+    /// sequence from the waveform memory plays until E_SEQ_DONE [DS T21; its mask SEQ_DONE_M is
+    /// not the flag, T25]; the faults are the latched events that hold the chip idle until
+    /// cleared (over-current, actuator, critical over-temperature, sequence and under-voltage
+    /// [DS §5.6.6]), and E_WARNING is a warning: the chip still drives.
     public func playbackStatus() throws(HapticChipError) -> HapticChipStatus {
         try requireStarted()
         let bytes = try read(.irqEvent1, count: 4)
         let events = DA7280Register.Event(rawValue: bytes[0])
         lastEvents = events
+        lastWarningDiagnosis = bytes[1]
+        lastSequenceDiagnosis = bytes[2]
         return HapticChipStatus(
-            playing: false, overCurrent: events.contains(.overCurrent), overTemperature: events.contains(.overTemperatureCritical),
+            playing: memoryPlaying && !events.contains(.sequenceDone), overCurrent: events.contains(.overCurrent), overTemperature: events.contains(.overTemperatureCritical),
             actuatorFault: events.contains(.actuatorFault), underVoltage: events.contains(.underVoltage),
             sequenceFault: events.contains(.sequenceFault), warning: events.contains(.warning))
     }
@@ -231,16 +268,30 @@ public final class DA7280Driver: HapticChipDriver {
         isStreaming = false
         lastOverride = 0
         driving = false
+        armed = false
+        memoryPlaying = false
     }
 
-    public func finishPlayback() throws(HapticChipError) {}
+    /// After a sequence from memory ended: SEQ_START cleared (the chip stays armed in RTWM, so
+    /// the next trigger is again one write) and E_SEQ_DONE cleared.
+    public func finishPlayback() throws(HapticChipError) {
+        guard memoryPlaying else { return }
+        memoryPlaying = false
+        try write(.topControl1, [DA7280Register.TopControl1(mode: .registerTriggeredWaveform, standbyEnabled: true).rawValue])
+        try write(.irqEvent1, [DA7280Register.Event.sequenceDone.rawValue])
+    }
 
     /// TOP_CTL1 and TOP_CTL2 as the chip has them.
     public func readBack() throws(HapticChipError) -> HapticChipReadBack {
         try requireStarted()
         let bytes = try read(.topControl1, count: 2)
         let control = DA7280Register.TopControl1(rawValue: bytes[0])
-        let driving = control.mode != .inactive && (control.mode != .directRegisterOverride || bytes[1] != 0)
+        let driving: Bool
+        switch control.mode {
+        case .inactive: driving = false
+        case .directRegisterOverride, .pwm: driving = bytes[1] != 0 || control.mode == .pwm
+        case .registerTriggeredWaveform, .edgeTriggeredWaveform: driving = control.sequenceStart
+        }
         return HapticChipReadBack(
             standby: !control.standbyEnabled, driving: driving,
             details: [
@@ -251,15 +302,15 @@ public final class DA7280Driver: HapticChipDriver {
 
     // MARK: - Bus
 
-    private func requireStarted() throws(HapticChipError) {
+    func requireStarted() throws(HapticChipError) {
         guard started else { throw .notStarted }
     }
 
-    private func write(_ register: DA7280Register, _ values: [UInt8]) throws(HapticChipError) {
+    func write(_ register: DA7280Register, _ values: [UInt8]) throws(HapticChipError) {
         do { try bus.write(to: address, [register.rawValue] + values) } catch { throw .bus(error) }
     }
 
-    private func read(_ register: DA7280Register, count: Int) throws(HapticChipError) -> [UInt8] {
+    func read(_ register: DA7280Register, count: Int) throws(HapticChipError) -> [UInt8] {
         let bytes: [UInt8]
         do { bytes = try bus.writeRead(to: address, [register.rawValue], count: count) } catch { throw .bus(error) }
         guard bytes.count == count else {

@@ -56,6 +56,21 @@ public enum DA7280FeedbackTable {
         return DriveEnvelope(steps)
     }
 
+    /// The feedbacks to keep in the chip's waveform memory, most wanted first: the taps of an
+    /// interface, whose latency is felt, then the notifications. What does not fit streams.
+    public static let memoryOrder = [
+        "selection", "impact-light", "impact-medium", "impact-heavy", "impact-rigid", "impact-soft", "alignment", "level-change",
+        "success", "warning", "error", "taptic-peek", "taptic-pop", "path-complete", "start", "stop", "taptic-cancelled",
+        "taptic-try-again", "taptic-failed", "increase", "decrease"
+    ]
+
+    /// The actuator's table in `memoryOrder`, for `DA7280Driver.Options.storedFeedbacks` (empty
+    /// for a coin ERM, which has no table).
+    public static func storedFeedbacks(for actuator: DA7280Actuator) -> [(name: String, envelope: DriveEnvelope)] {
+        guard let table = envelopes(for: actuator) else { return [] }
+        return memoryOrder.compactMap { name in table[name].map { (name, $0) } }
+    }
+
     /// The half-periods a drive must exceed for the chip's rapid stop to brake it [DS §5.7.2].
     public static let brakingHalfPeriods = 3.0
 

@@ -172,9 +172,9 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
     public struct TopControl1: Sendable, Hashable {
         public var rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
-        /// A value with `mode` and STANDBY_EN as given, SEQ_START clear.
-        public init(mode: OperationMode, standbyEnabled: Bool) {
-            rawValue = mode.rawValue | (standbyEnabled ? Self.standbyEnableBit : 0)
+        /// A value with `mode`, STANDBY_EN and SEQ_START as given.
+        public init(mode: OperationMode, standbyEnabled: Bool, sequenceStart: Bool = false) {
+            rawValue = mode.rawValue | (standbyEnabled ? Self.standbyEnableBit : 0) | (sequenceStart ? Self.sequenceStartBit : 0)
         }
         static let standbyEnableBit: UInt8 = 1 << 3
         static let sequenceStartBit: UInt8 = 1 << 4

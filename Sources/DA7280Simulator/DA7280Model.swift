@@ -93,6 +93,73 @@ public enum DA7280Model {
         return (signed * at(.actuatorAbsoluteMaximum), 127 * at(.actuatorNominalMaximum))
     }
 
+    /// Why the chip could not play a sequence from its waveform memory: E_SEQ_FAULT, with the
+    /// cause in IRQ_EVENT_SEQ_DIAG [DS T23].
+    public enum SequenceFault: Error, Sendable, Equatable {
+        /// PS_SEQ_ID names no sequence in the memory: E_SEQ_ID_FAULT (bit 7).
+        case sequenceID
+        /// The memory is malformed where the sequence points: E_MEM_FAULT (bit 6).
+        case memory
+
+        /// The IRQ_EVENT_SEQ_DIAG bit.
+        public var diagnosis: UInt8 { self == .sequenceID ? 0x80 : 0x40 }
+    }
+
+    /// What a RTWM trigger (SEQ_START in OPERATION_MODE 3) drives: the sequence PS_SEQ_ID of
+    /// the waveform memory (from WAV_MEM_BASE_ADDR), PS_SEQ_LOOP + 1 times, as level changes
+    /// in milliseconds from the trigger (levels in units of NOMMAX, as `drive(_:)`), and how
+    /// long it lasts. As Dialog's waveform-memory decoder plays it [DS §5.8]: each frame plays
+    /// its snippet SNP_ID_LOOP + 1 times; each point lasts TIME + 1 timebases (5.44, 21.76,
+    /// 43.52 or 87.04 ms, a quarter of that with FREQ_WAVEFORM_TIMEBASE [DS T48]), stepping or
+    /// ramping to AMP; AMP is 0...15 of NOMMAX with ACCELERATION_EN, else −7...7 of ABSMAX; each
+    /// GAIN step halves it.
+    public static func sequencePlayback(_ registers: [UInt8]) -> Result<(changes: [(milliseconds: Double, level: Double)], milliseconds: Double), SequenceFault> {
+        func at(_ register: DA7280Register) -> Int { Int(registers[Int(register.rawValue)]) }
+        let base = max(at(.memoryControl1), 0x84)
+        let image = Array(registers[base..<min(registers.count, 0xE8)])
+        let control = at(.sequenceControl2)
+        let sequence = control & 0x0F
+        guard image.count >= 2, sequence < Int(image[1]) else { return .failure(.sequenceID) }
+        guard let frames = DA7280WaveformMemory.frames(of: sequence, in: image) else { return .failure(.memory) }
+        let acceleration = DA7280Register.TopConfiguration1(rawValue: UInt8(at(.topConfiguration1))).contains(.acceleration)
+        let fast = at(.sequenceControl1) & 0x04 != 0
+        let timebases = fast ? [1.36, 5.44, 21.76, 43.52] : DA7280WaveformMemory.timebaseMilliseconds
+        let nominal = Double(max(1, at(.actuatorNominalMaximum)))
+        func level(_ amplitude: UInt8, gain: Int) -> Double {
+            let scale = 1 / Double(1 << gain)
+            if acceleration { return Double(amplitude) / 15 * scale }
+            let signed = amplitude > 7 ? max(-7, Int(amplitude) - 16) : Int(amplitude)
+            return Double(signed) / 7 * scale * Double(at(.actuatorAbsoluteMaximum)) / nominal
+        }
+        var changes: [(milliseconds: Double, level: Double)] = []
+        var time = 0.0
+        var current = 0.0
+        for _ in 0...(control >> 4) {
+            for frame in frames {
+                guard let points = DA7280WaveformMemory.points(of: frame.snippet, in: image) else { return .failure(.memory) }
+                for _ in 0...frame.loops {
+                    for point in points {
+                        let target = level(point.amplitude, gain: frame.gain)
+                        let unit = timebases[frame.timebase]
+                        if point.ramp {
+                            // A ramp, held one timebase a step.
+                            for index in 1...point.timebases {
+                                changes.append((time, current + (target - current) * Double(index) / Double(point.timebases)))
+                                time += unit
+                            }
+                        } else {
+                            changes.append((time, target))
+                            time += Double(point.timebases) * unit
+                        }
+                        current = target
+                    }
+                }
+            }
+        }
+        changes.append((time, 0))
+        return .success((changes, time))
+    }
+
     /// What the chip does when it drives a faulty actuator: the event it latches (in IRQ_EVENT1
     /// and, while the condition lasts, IRQ_STATUS1); the drive then stops until it is cleared
     /// [DS §5.6.6]. A short is over-current [DS §5.1]; an open actuator gives no back-EMF, an

@@ -40,12 +40,16 @@ public final class SimulatedDA7280: I2CBus {
         self.address = address
     }
 
+    /// When the sequence the waveform memory plays ends (nil: none plays).
+    public private(set) var sequenceEnd: ClockInstant?
+
     /// The chip latches `events` as its own monitors would (a supply sag, heat, a sequence it
     /// could not play): each is set in IRQ_EVENT1, and one that stops the drive
     /// (`DA7280Register.Event.stopsDriving`) holds the chip idle until it is cleared (datasheet §5.6.6).
     public func raise(_ events: DA7280Register.Event) {
         registers[Int(DA7280Register.irqEvent1.rawValue)] |= events.rawValue
-        output.set(drive, at: clock.now)
+        haltSequenceOnFault(at: clock.now)
+        if sequenceEnd == nil { output.set(drive, at: clock.now) }
     }
 
     /// A register by name.
@@ -61,13 +65,16 @@ public final class SimulatedDA7280: I2CBus {
         let now = clock.now
         try check(address, .write, bytes, at: now)
         record(BusTransaction(time: now, kind: .write, address: address, written: bytes, read: [], error: nil))
+        finishSequence(at: now)
         guard let start = bytes.first else { return }
+        let control = DA7280Register.TopControl1(rawValue: self[.topControl1])
         for (offset, value) in bytes.dropFirst().enumerated() {
             let index = Int(start) + offset
             guard index < registers.count else { break }
             DA7280Model.write(value, to: UInt8(index), in: &registers)
         }
         applySupply(at: now)
+        applySequenceControl(from: control, at: now)
         update(at: now)
     }
 
@@ -75,6 +82,7 @@ public final class SimulatedDA7280: I2CBus {
     public func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
         let now = clock.now
         try check(address, .writeRead, bytes, at: now)
+        finishSequence(at: now)
         let start = Int(bytes.last ?? 0)
         let result = (0..<count).map { start + $0 < registers.count ? registers[start + $0] : 0 }
         record(BusTransaction(time: now, kind: .writeRead, address: address, written: bytes, read: result, error: nil))
@@ -83,8 +91,56 @@ public final class SimulatedDA7280: I2CBus {
 
     // MARK: - Behaviour
 
+    /// E_SEQ_DONE once the playing sequence's time is over [DS T21]; SEQ_START stays as written
+    /// (ours: no source says the chip clears it).
+    private func finishSequence(at now: ClockInstant) {
+        guard let end = sequenceEnd, now >= end else { return }
+        sequenceEnd = nil
+        registers[Int(DA7280Register.irqEvent1.rawValue)] |= DA7280Register.Event.sequenceDone.rawValue
+    }
+
+    /// SEQ_START rising in RTWM plays PS_SEQ_ID from the waveform memory (`DA7280Model.sequencePlayback`),
+    /// or latches E_SEQ_FAULT with its diagnosis; leaving RTWM or clearing SEQ_START stops it [DS §5.6.5].
+    private func applySequenceControl(from old: DA7280Register.TopControl1, at now: ClockInstant) {
+        let control = DA7280Register.TopControl1(rawValue: self[.topControl1])
+        let running = control.mode == .registerTriggeredWaveform && control.sequenceStart
+        if sequenceEnd != nil, !running {
+            sequenceEnd = nil
+            output.set(0, at: now)
+        }
+        let wasRunning = old.mode == .registerTriggeredWaveform && old.sequenceStart
+        guard running, !wasRunning, DA7280Register.Event(rawValue: self[.irqEvent1]).isDisjoint(with: .stopsDriving) else { return }
+        switch DA7280Model.sequencePlayback(registers) {
+        case let .success(playback):
+            output.plan(playback.changes.map { ActuatorRecord.Sample(time: now.advanced(by: .microseconds(Int64(($0.milliseconds * 1000).rounded()))), level: $0.level) })
+            sequenceEnd = now.advanced(by: .microseconds(Int64((playback.milliseconds * 1000).rounded())))
+        case let .failure(fault):
+            registers[Int(DA7280Register.irqEvent1.rawValue)] |= DA7280Register.Event.sequenceFault.rawValue
+            registers[Int(DA7280Register.irqEventSequenceDiagnostics.rawValue)] |= fault.diagnosis
+        }
+    }
+
+    /// A fault holds the chip idle: a playing sequence stops [DS §5.6.6].
+    private func haltSequenceOnFault(at now: ClockInstant) {
+        guard sequenceEnd != nil, !DA7280Register.Event(rawValue: self[.irqEvent1]).isDisjoint(with: .stopsDriving) else { return }
+        sequenceEnd = nil
+        output.set(0, at: now)
+    }
+
     /// Applies the drive the registers now ask for, and a fault if the actuator has one.
     private func update(at now: ClockInstant) {
+        haltSequenceOnFault(at: now)
+        if sequenceEnd != nil {
+            // The memory drives: an actuator fault shows as soon as it does.
+            let fault = DA7280Model.faultEvent(
+                actuatorShorted: actuatorShorted, actuatorOpen: actuatorOpen,
+                backEMFSense: DA7280Register.TopConfiguration1(rawValue: self[.topConfiguration1]).contains(.backEMFSense))
+            guard !fault.isEmpty else { return }
+            registers[Int(DA7280Register.irqEvent1.rawValue)] |= fault.rawValue
+            registers[Int(DA7280Register.irqStatus1.rawValue)] |= fault.rawValue
+            haltSequenceOnFault(at: now)
+            return
+        }
         var level = drive
         let fault = DA7280Model.faultEvent(
             actuatorShorted: actuatorShorted, actuatorOpen: actuatorOpen,
@@ -109,7 +165,8 @@ public final class SimulatedDA7280: I2CBus {
         } else {
             registers[status] &= ~DA7280Register.Event.underVoltage.rawValue
         }
-        output.set(drive, at: now)
+        haltSequenceOnFault(at: now)
+        if sequenceEnd == nil { output.set(drive, at: now) }
     }
 
     private func check(_ address: I2CAddress, _ kind: BusTransaction.Kind, _ bytes: [UInt8], at now: ClockInstant) throws(I2CError) {

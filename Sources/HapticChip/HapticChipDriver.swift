@@ -128,3 +128,30 @@ public protocol EffectLibraryPlayback<Sequence>: HapticChipDriver {
     /// Books a trigger that something else sent (a broadcast), as `play` would have.
     func noteExternalTrigger()
 }
+
+/// An optional capability: drive shapes the chip holds in memory of its own (a DA7280's waveform
+/// memory, written at start-up), each played on one trigger. The engine asks whether the chip
+/// holds a clip it is about to stream, and plays it from there when it does: the same feedback,
+/// one write instead of one a tick. What the chip does not hold is streamed as before.
+public protocol StoredWaveformPlayback: HapticChipDriver {
+    /// The stored waveform that plays `levels` (−1...1, one every `tick`), if the chip holds one.
+    func storedWaveform(levels: [Double], tick: Duration) -> StoredWaveform?
+    /// Selects `waveform` and wakes the chip, so that the trigger that follows is one write.
+    func prepare(_ waveform: StoredWaveform) throws(HapticChipError)
+    /// Plays `waveform` (selecting it first when it is not selected); `playbackStatus()` says
+    /// `playing` until it ends, and `finishPlayback()` is called then.
+    func play(_ waveform: StoredWaveform) throws(HapticChipError)
+}
+
+/// A waveform a chip holds (`StoredWaveformPlayback`).
+public struct StoredWaveform: Sendable, Hashable {
+    /// The chip's number for it (a DA7280's sequence id).
+    public var index: Int
+    /// How long the chip plays it.
+    public var duration: Duration
+
+    public init(index: Int, duration: Duration) {
+        self.index = index
+        self.duration = duration
+    }
+}

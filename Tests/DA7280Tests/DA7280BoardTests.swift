@@ -35,6 +35,8 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         #expect(engine.capabilities.chip == "DA7280")
         #expect(engine.capabilities.part == nil && engine.capabilities.library == nil)
         #expect(board.chips[0].configuration == nil)
+        let stored = try engine.withChip { try #require($0 as? DA7280Driver).stored?.names } ?? []
+        #expect(actuator == "erm" ? stored.isEmpty : stored.count >= 12, "the waveform memory holds \(stored)")
         for kind in FeedbackKind.all {
             clock.advance(by: .seconds(3))
             let start = clock.now
@@ -42,7 +44,12 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
             #expect(engine.play(Feedback(kind: kind)) == .played, "\(kind)")
             clock.advance(by: .seconds(2))
             #expect(chip.output.energy(from: start, to: clock.now) > 0, "\(kind): nothing felt")
-            #expect(chip.trace[before...].contains { $0.written.first == 0x23 && ($0.written.last ?? 0) > 0 }, "\(kind): no DRO level written")
+            if stored.contains(kind.name) {
+                #expect(chip.trace[before...].contains { $0.written == [0x22, 0x1B] }, "\(kind): not triggered from memory")
+                #expect(!chip.trace[before...].contains { $0.written.first == 0x23 }, "\(kind): streamed though stored")
+            } else {
+                #expect(chip.trace[before...].contains { $0.written.first == 0x23 && ($0.written.last ?? 0) > 0 }, "\(kind): no DRO level written")
+            }
             #expect(chip.drive == 0, "\(kind): still driving")
             #expect(chip[.topControl1] == 0, "\(kind): not back in IDLE")
         }

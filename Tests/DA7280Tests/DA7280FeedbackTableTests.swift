@@ -92,7 +92,8 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
 
     /// impact-heavy on the SparkFun board: the table's 18 ms at full scale, fitted to seven
     /// half-periods of the 170 Hz LRA (20.6 ms: five 5 ms ticks), not the modelled envelope of
-    /// TI's Strong Click.
+    /// TI's Strong Click; played from the waveform memory, where it is four 5.44 ms timebases
+    /// at AMP 15, on one write of SEQ_START.
     @Test func aDA7280BoardPlaysTheChipsOwnTable() throws {
         let (board, chip, clock) = try Self.open()
         guard case .realTime(let clip)? = board.engine.mapping.table[.impact(.heavy)] else {
@@ -101,9 +102,11 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         }
         #expect(clip.levels == [1, 1, 1, 1, 1])
         let start = clock.now
+        let before = chip.trace.count
         #expect(board.engine.play(.impact(.heavy)) == .played)
+        #expect(chip.trace[before...].filter { $0.kind == .write }.last?.written == [0x22, 0x1B], "not triggered from memory")
         clock.advance(by: .seconds(1))
-        #expect(abs(chip.output.activeSeconds(from: start, to: clock.now) - 0.025) < 1e-9)
+        #expect(abs(chip.output.activeSeconds(from: start, to: clock.now) - 0.02176) < 1e-9)
         #expect(chip.output.peak(from: start, to: clock.now) == 1)
     }
 

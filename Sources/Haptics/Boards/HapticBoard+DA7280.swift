@@ -8,15 +8,17 @@ extension HapticBoard {
     /// A DA7280 driver entry opened: the chip checked and configured for the board's actuator,
     /// and an engine on it through the chip-neutral protocol, with the DA7280 module's own
     /// feedback table (`DA7280FeedbackTable`) under the board file's overrides (an app's
-    /// `Options.engine.mapping` replaces both). It has no effect library this stack uses yet, so
-    /// every feedback plays as the DRO stream.
+    /// `Options.engine.mapping` replaces both). The table's short feedbacks are written into the
+    /// chip's waveform memory at start-up and play from there; the rest stream (DRO).
     static func openDA7280(
         _ driver: BoardFile.Driver, preset: BoardFile.Actuator, file: BoardFile, bus: any I2CBus, clock: any HapticClock,
         engineOptions: HapticEngine.Options, options: Options
     ) throws -> HapticEngine {
         let actuator = try preset.da7280Actuator(file: file.path)
         let monitored = MonitoredBus(bus, clock: clock, observer: options.observer)
-        let chip = DA7280Driver(bus: monitored, address: driver.address, actuator: actuator, clock: clock)
+        var chipOptions = DA7280Driver.Options()
+        chipOptions.storedFeedbacks = DA7280FeedbackTable.storedFeedbacks(for: actuator)
+        let chip = DA7280Driver(bus: monitored, address: driver.address, actuator: actuator, clock: clock, options: chipOptions)
         try chip.start()
         let capabilities = HapticEngine.Capabilities(
             chip: "DA7280", actuator: preset.specification.type, loop: actuator.kind == .ermCoin ? .open : .closed,

@@ -12,6 +12,9 @@ final class EngineCore {
     let driver: any HapticChipDriver
     /// The chip's effect library (a DRV2605's ROM), nil on a chip without one: its plans stream.
     let library: (any EffectLibraryPlayback<WaveformSequence>)?
+    /// The driver's waveforms in memory of its own, where it has them: a clip the chip holds
+    /// plays from there on one trigger instead of streaming.
+    let stored: (any StoredWaveformPlayback)?
     let bus: MonitoredBus
     var mapping: FeedbackMapping
     var options: HapticEngine.Options
@@ -58,6 +61,7 @@ final class EngineCore {
     ) {
         self.driver = driver
         self.library = library
+        stored = driver as? any StoredWaveformPlayback
         self.bus = bus
         self.mapping = mapping
         self.options = options
@@ -199,6 +203,13 @@ final class EngineCore {
                 completionDeadline = start.advanced(by: sequence.estimatedDuration * max(1, options.completionFactor) + options.completionMargin)
             case let .realTime(realTime):
                 noteAwake(true)
+                if let stored, let waveform = stored.storedWaveform(levels: realTime.levels, tick: realTime.tick) {
+                    try stored.play(waveform)
+                    let start = max(now, clock.now)
+                    busyUntil = start.advanced(by: waveform.duration)
+                    completionDeadline = start.advanced(by: waveform.duration * max(1, options.completionFactor) + options.completionMargin)
+                    break
+                }
                 try driver.beginRealTimePlayback()
                 clip = (realTime, clock.now, 0)
                 lastClipStatus = clock.now
@@ -262,8 +273,11 @@ final class EngineCore {
         preparedUntil = now.advanced(by: options.preparedDuration)
         guard !isBusy else { return }
         do {
-            if let library, case let .rom(sequence)? = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable) {
+            let plan = mapping.plan(for: feedback, scale: options.policy.intensityScale).map(playable)
+            if let library, case let .rom(sequence)? = plan {
                 try library.prepare(sequence)
+            } else if let stored, case let .realTime(clip)? = plan, let waveform = stored.storedWaveform(levels: clip.levels, tick: clip.tick) {
+                try stored.prepare(waveform)
             } else {
                 try driver.wake()
             }
