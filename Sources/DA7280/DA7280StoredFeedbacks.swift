@@ -8,7 +8,8 @@ import HapticChip
 /// An envelope's drives (the steps between silences) become snippets of step points, one
 /// amplitude step per 1/15 of NOMMAX (with ACCELERATION_EN, AMP 0...15 [DS T17]) and one time
 /// step per 5.44 ms timebase; identical drives share a snippet. Its silences become frames of
-/// the built-in silent snippet 0, looped at the coarsest timebase that fits. A drive is kept
+/// the built-in silent snippet 0, looped at the coarsest timebase that fits; a sampled ramp
+/// becomes one ramp point, which the chip interpolates. A drive is kept
 /// longer than three half-periods of the resonance, so the chip's rapid stop brakes it [DS
 /// §5.7.2]. An envelope is left to the stream when a drive needs more than four points (a long
 /// vibration: the stream plays it as well, and the memory is kept for the short feedbacks
@@ -74,6 +75,7 @@ public struct DA7280StoredFeedbacks: Sendable, Hashable {
         var silence = 0.0
         func closeDrive() -> Bool {
             guard !drive.isEmpty else { return true }
+            drive = rampsMerged(drive)
             let total = drive.reduce(0) { $0 + $1.timebases }
             if Double(total) * timebase <= shortestDrive {
                 let missing = Int((shortestDrive / timebase).rounded(.down)) + 1 - total
@@ -100,6 +102,32 @@ public struct DA7280StoredFeedbacks: Sendable, Hashable {
         }
         guard closeDrive() else { return nil }
         return parts.isEmpty ? nil : parts
+    }
+
+    /// Three or more one-timebase steps climbing or falling in turn (a sampled ramp) as a step
+    /// to the first and a ramp to the last [DS T17: RMP], which the chip interpolates.
+    static func rampsMerged(_ points: [DA7280WaveformMemory.Point]) -> [DA7280WaveformMemory.Point] {
+        var result: [DA7280WaveformMemory.Point] = []
+        var index = 0
+        while index < points.count {
+            var end = index
+            if points[index].timebases == 1, !points[index].ramp {
+                let rising = index + 1 < points.count && points[index + 1].amplitude > points[index].amplitude
+                while end + 1 < points.count, end + 1 - index < 8, points[end + 1].timebases == 1, !points[end + 1].ramp,
+                    rising ? points[end + 1].amplitude > points[end].amplitude : points[end + 1].amplitude < points[end].amplitude
+                {
+                    end += 1
+                }
+            }
+            if end - index >= 2 {
+                result.append(points[index])
+                result.append(DA7280WaveformMemory.Point(amplitude: points[end].amplitude, timebases: end - index, ramp: true))
+            } else {
+                result += points[index...end]
+            }
+            index = end + 1
+        }
+        return result
     }
 
     /// `timebases` at `amplitude` as points of at most eight timebases.

@@ -216,6 +216,15 @@ struct HapticBench: ParsableCommand {
                 "DA7280 (simulated, SparkFun's LRA): start-up \(startUp["transactions"] ?? 0) transactions, \(startUp["bytes"] ?? 0) wire bytes; "
                     + "impact-heavy \(until["transactions"] ?? 0) transactions until the drive starts, \(whole["transactions"] ?? 0) in all")
         }
+        if let prepared = (da7280["prepared"] as? [String: Any])?["success"] as? [String: Any],
+            let memory = prepared["memory"] as? [String: Any], let stream = prepared["stream"] as? [String: Any],
+            let memoryTrigger = memory["trigger"] as? [String: Any], let streamTrigger = stream["trigger"] as? [String: Any],
+            let memoryWhole = memory["whole"] as? [String: Any], let streamWhole = stream["whole"] as? [String: Any]
+        {
+            print(
+                "DA7280 prepared success: from the waveform memory \(memoryTrigger["transactions"] ?? 0) transaction to trigger, \(memoryWhole["transactions"] ?? 0) in all; "
+                    + "streamed (the memory left alone) \(streamTrigger["transactions"] ?? 0) to start, \(streamWhole["transactions"] ?? 0) in all")
+        }
         print("")
         print("")
         print("player timing error after each write (real clock, simulated chip, every update a write; SCHED_FIFO \(player["realtimeScheduling"] as? String ?? "?")),")

@@ -17,9 +17,10 @@ extension HapticBoard {
         let actuator = try preset.da7280Actuator(file: file.path)
         let monitored = MonitoredBus(bus, clock: clock, observer: options.observer)
         var chipOptions = DA7280Driver.Options()
-        chipOptions.storedFeedbacks = DA7280FeedbackTable.storedFeedbacks(for: actuator)
+        if options.usesChipMemory { chipOptions.storedFeedbacks = DA7280FeedbackTable.storedFeedbacks(for: actuator) }
         let chip = DA7280Driver(bus: monitored, address: driver.address, actuator: actuator, clock: clock, options: chipOptions)
         try chip.start()
+        if let note = chip.memoryNote { options.warn("DA7280 at \(driver.address): \(note)") }
         let capabilities = HapticEngine.Capabilities(
             chip: "DA7280", actuator: preset.specification.type, loop: actuator.kind == .ermCoin ? .open : .closed,
             hasTriggerPin: false, hasEnablePin: false)

@@ -46,6 +46,10 @@ public final class HapticBoard {
         public var logger = Logger(label: "haptics")
         /// Every bus transaction of every chip (a CLI's `--trace`).
         public var observer: ((BusTransaction) -> Void)?
+        /// A DA7280's feedback table is written into the chip's waveform memory at start-up and
+        /// its short feedbacks play from there on one trigger; false leaves the memory alone and
+        /// streams every feedback.
+        public var usesChipMemory = true
         /// Problems that do not stop the opening (a corrupt calibration file, an unexpected part,
         /// a start-up calibration that failed).
         public var warn: (String) -> Void = { _ in }
