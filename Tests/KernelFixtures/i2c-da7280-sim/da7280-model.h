@@ -27,6 +27,14 @@ static const u8 da_model_read_only[] = { 0x00, 0x04, 0x05, 0x06, 0x2C };
 #define DA_MODEL_STOPS_DRIVING 0xDA
 #define DA_MODEL_ACTUATOR_CONDITIONS 0xC8
 #define DA_MODEL_UVLO_MV 2800
+#define DA_MODEL_REG_SEQ_CTL1 0x24
+#define DA_MODEL_REG_SEQ_CTL2 0x28
+#define DA_MODEL_REG_MEM_CTL1 0x2C
+#define DA_MODEL_MODE_RTWM 3
+#define DA_MODEL_SEQ_START 0x10
+#define DA_MODEL_E_SEQ_DONE 0x04
+#define DA_MODEL_E_SEQ_ID_FAULT 0x80
+#define DA_MODEL_E_MEM_FAULT 0x40
 
 /* DA7280Model.write: read-only registers keep their value; IRQ_EVENT1 is write-1-to-clear, and
    clearing E_WARNING or E_SEQ_FAULT clears its diagnosis register. */
@@ -69,6 +77,94 @@ static inline int da_model_drive_permille(const u8 *regs)
 	if (value < -127)
 		value = -127;
 	return value * 1000 * regs[DA_MODEL_REG_ABSMAX] / (127 * regs[DA_MODEL_REG_NOMMAX]);
+}
+
+/* DA7280Model.sequencePlayback: what SEQ_START in RTWM plays from the waveform memory. Fills up to `max`
+   level changes (microseconds from the trigger, thousandths of NOMMAX) and returns the length in
+   microseconds, or -1 (no such sequence: E_SEQ_ID_FAULT) or -2 (malformed memory: E_MEM_FAULT). */
+static inline long da_model_snippet(const u8 *image, int size, int snippet, int *start, int *end)
+{
+	if (snippet == 0)
+		return 0;
+	if (snippet > image[0])
+		return -2;
+	*start = snippet == 1 ? 2 + image[0] + image[1] : image[2 + snippet - 2] + 1;
+	*end = image[2 + snippet - 1];
+	return (*start <= *end && *end < size) ? 0 : -2;
+}
+
+static inline long da_model_sequence_playback(const u8 *regs, long *times_us, int *levels, int max, int *count)
+{
+	static const long timebase_us[2][4] = { { 5440, 21760, 43520, 87040 }, { 1360, 5440, 21760, 43520 } };
+	int base = regs[DA_MODEL_REG_MEM_CTL1] < 0x84 ? 0x84 : regs[DA_MODEL_REG_MEM_CTL1];
+	const u8 *image = regs + base;
+	int size = 0xE8 - base, sequence = regs[DA_MODEL_REG_SEQ_CTL2] & 0x0F, repeat, index, start, end;
+	int acceleration = regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN;
+	int fast = (regs[DA_MODEL_REG_SEQ_CTL1] & 0x04) ? 1 : 0, nominal = regs[DA_MODEL_REG_NOMMAX] ? regs[DA_MODEL_REG_NOMMAX] : 1;
+	long time = 0;
+	int current = 0;
+
+	*count = 0;
+	if (size < 2 || sequence >= image[1])
+		return -1;
+	if (2 + image[0] + image[1] > size)
+		return -2;
+	start = sequence == 0 ? (image[0] == 0 ? 2 + image[0] + image[1] : image[2 + image[0] - 1] + 1) : image[2 + image[0] + sequence - 1] + 1;
+	end = image[2 + image[0] + sequence];
+	if (start > end || end >= size)
+		return -2;
+	for (repeat = 0; repeat <= (regs[DA_MODEL_REG_SEQ_CTL2] >> 4); repeat++) {
+		for (index = start; index <= end;) {
+			u8 first = image[index++];
+			int snippet = first & 0x07, loops = 0, loop, point, first_point = 0, last_point = -1, gain = (first >> 5) & 0x03;
+			long unit = timebase_us[fast][(first >> 3) & 0x03];
+
+			if (first & 0x80)
+				return -2;
+			if (index <= end && (image[index] & 0x80)) {
+				u8 second = image[index++];
+
+				snippet |= (second & 0x01) << 3;
+				loops = (second >> 3) & 0x0F;
+				if (second & 0x04)
+					index++;
+			}
+			if (da_model_snippet(image, size, snippet, &first_point, &last_point))
+				return -2;
+			for (loop = 0; loop <= loops; loop++) {
+				for (point = first_point; snippet == 0 ? point == first_point : point <= last_point; point++) {
+					u8 byte = snippet == 0 ? 0x10 : image[point];
+					int amplitude = byte & 0x0F, timebases = ((byte >> 4) & 0x07) + 1, target, step;
+
+					if (acceleration)
+						target = amplitude * 1000 / 15 / (1 << gain);
+					else
+						target = (amplitude > 7 ? (amplitude - 16 < -7 ? -7 : amplitude - 16) : amplitude) * 1000 * regs[DA_MODEL_REG_ABSMAX] / (7 * nominal) / (1 << gain);
+					if (byte & 0x80) {
+						for (step = 1; step <= timebases; step++) {
+							if (*count < max) {
+								times_us[*count] = time;
+								levels[(*count)++] = current + (target - current) * step / timebases;
+							}
+							time += unit;
+						}
+					} else {
+						if (*count < max) {
+							times_us[*count] = time;
+							levels[(*count)++] = target;
+						}
+						time += timebases * unit;
+					}
+					current = target;
+				}
+			}
+		}
+	}
+	if (*count < max) {
+		times_us[*count] = time;
+		levels[(*count)++] = 0;
+	}
+	return time;
 }
 
 #endif

@@ -16,6 +16,9 @@
  *                     (the rated voltage; without acceleration 0x7F drives ABSMAX, more than 1000)
  *   drive_peak        read-only: the largest |drive_permille| since the last fresh_chip
  *   dro_writes        read-only: writes that changed the drive (TOP_CTL1 or TOP_CTL2)
+ *   sequences_played  read-only: sequences SEQ_START started from the waveform memory (RTWM)
+ *   sequence_timeline read-only: the last one's drive, "microseconds:permille" level changes from its
+ *                     trigger (then "stopped:MICROSECONDS" if it was cut short); drive_peak counts it
  *   registers         read-only: registers 0x00-0x2F in hex
  *   attach_da7280     writing 1 instantiates the kernel's da7280 driver on the chip (an I2C client
  *                     "da7280" with an interrupt, which its probe requires, and the device
@@ -23,6 +26,7 @@
  */
 #include <linux/i2c.h>
 #include <linux/interrupt.h>
+#include <linux/ktime.h>
 #include <linux/irq.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -35,11 +39,20 @@
 
 #define DA_ADDRESS 0x4A
 
+#define DA_TIMELINE_MAX 128
+
 struct da_sim {
 	struct i2c_adapter adapter;
 	spinlock_t lock;
 	u8 regs[DA_MODEL_REGISTER_COUNT];
 	u8 pointer;
+	/* The sequence the waveform memory plays: when it started and ends (0: none), and its drive. */
+	ktime_t sequence_start;
+	ktime_t sequence_end;
+	long timeline_us[DA_TIMELINE_MAX];
+	int timeline_permille[DA_TIMELINE_MAX];
+	int timeline_count;
+	long stopped_us;
 };
 
 static struct platform_device *sim_device;
@@ -57,14 +70,69 @@ module_param(drive_peak, int, 0444);
 static int dro_writes;
 module_param(dro_writes, int, 0444);
 static int supply_mv = 3300;
+static int sequences_played;
+module_param(sequences_played, int, 0444);
 
 static void power_on(struct da_sim *sim)
 {
 	memcpy(sim->regs, da_model_reset_values, sizeof(sim->regs));
 	sim->pointer = 0;
+	sim->sequence_end = 0;
+	sim->timeline_count = 0;
+	sim->stopped_us = -1;
 	drive_permille = 0;
 	drive_peak = 0;
 	dro_writes = 0;
+	sequences_played = 0;
+}
+
+/* E_SEQ_DONE once the playing sequence's time is over (SimulatedDA7280.finishSequence). */
+static void finish_sequence(struct da_sim *sim)
+{
+	if (sim->sequence_end && ktime_compare(ktime_get(), sim->sequence_end) >= 0) {
+		sim->sequence_end = 0;
+		sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= DA_MODEL_E_SEQ_DONE;
+	}
+}
+
+static void stop_sequence(struct da_sim *sim)
+{
+	if (!sim->sequence_end)
+		return;
+	sim->stopped_us = ktime_to_us(ktime_sub(ktime_get(), sim->sequence_start));
+	sim->sequence_end = 0;
+}
+
+/* SEQ_START rising in RTWM plays PS_SEQ_ID from the waveform memory (da_model_sequence_playback), or
+   latches E_SEQ_FAULT with its diagnosis; leaving RTWM or clearing SEQ_START stops it
+   (SimulatedDA7280.applySequenceControl). */
+static void apply_sequence_control(struct da_sim *sim, u8 old)
+{
+	u8 control = sim->regs[DA_MODEL_REG_TOP_CTL1];
+	bool running = (control & DA_MODEL_MODE_MASK) == DA_MODEL_MODE_RTWM && (control & DA_MODEL_SEQ_START);
+	bool was_running = (old & DA_MODEL_MODE_MASK) == DA_MODEL_MODE_RTWM && (old & DA_MODEL_SEQ_START);
+	long length;
+	int index;
+
+	if (sim->sequence_end && !running)
+		stop_sequence(sim);
+	if (!running || was_running || (sim->regs[DA_MODEL_REG_IRQ_EVENT1] & DA_MODEL_STOPS_DRIVING))
+		return;
+	length = da_model_sequence_playback(sim->regs, sim->timeline_us, sim->timeline_permille, DA_TIMELINE_MAX,
+					    &sim->timeline_count);
+	if (length < 0) {
+		sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= DA_MODEL_E_SEQ_FAULT;
+		sim->regs[DA_MODEL_REG_SEQ_DIAG] |= length == -1 ? DA_MODEL_E_SEQ_ID_FAULT : DA_MODEL_E_MEM_FAULT;
+		sim->timeline_count = 0;
+		return;
+	}
+	sim->sequence_start = ktime_get();
+	sim->sequence_end = ktime_add_us(sim->sequence_start, length);
+	sim->stopped_us = -1;
+	sequences_played++;
+	for (index = 0; index < sim->timeline_count; index++)
+		if (abs(sim->timeline_permille[index]) > drive_peak)
+			drive_peak = abs(sim->timeline_permille[index]);
 }
 
 /* VDD below the lock-out latches E_UVLO and shows it in IRQ_STATUS1 (SimulatedDA7280.applySupply). */
@@ -83,6 +151,22 @@ static void update(struct da_sim *sim)
 {
 	int drive = da_model_drive_permille(sim->regs);
 	u8 fault = 0;
+
+	if (sim->sequence_end && (sim->regs[DA_MODEL_REG_IRQ_EVENT1] & DA_MODEL_STOPS_DRIVING))
+		stop_sequence(sim);
+	if (sim->sequence_end) {
+		/* The memory drives: an actuator fault shows as soon as it does. */
+		if (actuator == 2)
+			fault = DA_MODEL_E_OC_FAULT;
+		else if (actuator == 1 && (sim->regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_BEMF_SENSE_EN))
+			fault = DA_MODEL_E_ACTUATOR_FAULT;
+		if (fault) {
+			sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= fault;
+			sim->regs[DA_MODEL_REG_IRQ_STATUS1] |= fault;
+			stop_sequence(sim);
+		}
+		return;
+	}
 
 	if (actuator == 2)
 		fault = DA_MODEL_E_OC_FAULT;
@@ -112,8 +196,10 @@ static int da_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int co
 		if (msgs[index].addr != DA_ADDRESS)
 			return -ENXIO;
 	spin_lock_irqsave(&sim->lock, flags);
+	finish_sequence(sim);
 	for (index = 0; index < count; index++) {
 		struct i2c_msg *msg = &msgs[index];
+		u8 control = sim->regs[DA_MODEL_REG_TOP_CTL1];
 
 		if (msg->flags & I2C_M_RD) {
 			for (byte = 0; byte < msg->len; byte++)
@@ -124,6 +210,7 @@ static int da_sim_xfer(struct i2c_adapter *adapter, struct i2c_msg *msgs, int co
 				da_model_write(sim->regs, sim->pointer++, msg->buf[byte]);
 			if (msg->len > 1) {
 				apply_supply(sim);
+				apply_sequence_control(sim, control);
 				update(sim);
 			}
 		}
@@ -187,6 +274,29 @@ static int registers_get(char *buffer, const struct kernel_param *kp)
 	spin_unlock_irqrestore(&the_sim->lock, flags);
 	return length;
 }
+
+/* The last sequence played from memory: "microseconds:permille" level changes, and where it was stopped. */
+static int sequence_timeline_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int index, length = 0;
+
+	if (!the_sim)
+		return -ENODEV;
+	spin_lock_irqsave(&the_sim->lock, flags);
+	for (index = 0; index < the_sim->timeline_count; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%ld:%d ", the_sim->timeline_us[index],
+				    the_sim->timeline_permille[index]);
+	if (the_sim->stopped_us >= 0 && !the_sim->sequence_end && the_sim->timeline_count &&
+	    the_sim->stopped_us < the_sim->timeline_us[the_sim->timeline_count - 1])
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "stopped:%ld", the_sim->stopped_us);
+	length += scnprintf(buffer + length, PAGE_SIZE - length, "\n");
+	spin_unlock_irqrestore(&the_sim->lock, flags);
+	return length;
+}
+
+static const struct kernel_param_ops sequence_timeline_ops = { .get = sequence_timeline_get };
+module_param_cb(sequence_timeline, &sequence_timeline_ops, NULL, 0444);
 
 static const struct kernel_param_ops registers_ops = { .get = registers_get };
 module_param_cb(registers, &registers_ops, NULL, 0444);
