@@ -453,6 +453,21 @@ if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
         [ $(( 0x$(reg 19) & 0x04 )) -eq 0 ] || fail "DA7280: da7280 wrote TOP_CFG1 $(reg 19): ACCELERATION_EN set, which its properties do not ask for"
         [ "$peak" = 528 ] || fail "DA7280: FF_CONSTANT 0x2000 drove ${peak} permille of NOMMAX, expected 528 (TOP_CTL2 63 of ABSMAX)"
         [ "$(cat $D/drive_permille)" = 0 ] && [ "$(reg 34)" = 00 ] && [ "$(reg 35)" = 00 ] || fail "DA7280: still driving after the client closed (TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35))"
+        # Linux's FF_PERIODIC/FF_CUSTOM uploads: a waveform-memory image (one snippet, AMP 7 for eight 5.44 ms
+        # timebases; one sequence of one frame playing it), then {sequence 0, played once}; a play starts it
+        # in RTWM. Linux's properties leave acceleration off, so AMP 7 is +7/7 of ABSMAX: 1065 thousandths
+        # of NOMMAX for 43.52 ms, which the fixture's model plays from its memory.
+        ff-memory "/dev/input/$event" 0 300 0x01 0x01 0x04 0x05 0x77 0x01 > /tmp/ff-memory.log 2>&1 || { cat /tmp/ff-memory.log; fail "DA7280: ff-memory"; }
+        memory="$(reg 132) $(reg 133) $(reg 134) $(reg 135) $(reg 136) $(reg 137) $(reg 138)"
+        timeline=$(cat $D/sequence_timeline)
+        [ "$memory" = "01 01 04 05 77 01 00" ] || fail "DA7280: Linux's upload left the waveform memory at $memory"
+        [ "$(cat $D/sequences_played)" = 1 ] || fail "DA7280: $(cat $D/sequences_played) sequences played from memory, expected 1"
+        case "$timeline" in
+            "0:1065 43520:0 "*) ;;
+            *) fail "DA7280: the sequence drove '$timeline', expected 0:1065 43520:0" ;;
+        esac
+        [ $(( 0x$(reg 34) & 0x10 )) -eq 0 ] && [ "$(cat $D/drive_permille)" = 0 ] || fail "DA7280: SEQ_START left set after the client stopped (TOP_CTL1 $(reg 34))"
+        echo "HIL-DA7280: da7280: an FF_PERIODIC/FF_CUSTOM upload wrote the waveform memory ($memory ...) and its play started sequence 0 in RTWM; the fixture played it from memory: $timeline(microseconds:permille); TOP_CTL1 $(reg 34) after the stop"
         dmesg | grep -i -E "da7280.*(fail|error)" && fail "DA7280: errors in the kernel log"
         echo "HIL-DA7280: da7280: probed on the fixture ($probe); an FF_CONSTANT of 0x2000 from ff-constant reached TOP_CTL2 as 63 in DRO mode without acceleration ($peak permille of NOMMAX: 63/127 of ABSMAX, $writes drive changes); after the client closed: TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35), not driving"
     fi

@@ -19,7 +19,7 @@
  *   sequences_played  read-only: sequences SEQ_START started from the waveform memory (RTWM)
  *   sequence_timeline read-only: the last one's drive, "microseconds:permille" level changes from its
  *                     trigger (then "stopped:MICROSECONDS" if it was cut short); drive_peak counts it
- *   registers         read-only: registers 0x00-0x2F in hex
+ *   registers         read-only: registers 0x00-0xE7 in hex (the waveform memory from 0x84)
  *   attach_da7280     writing 1 instantiates the kernel's da7280 driver on the chip (an I2C client
  *                     "da7280" with an interrupt, which its probe requires, and the device
  *                     properties of an LRA); writing 0 removes it
@@ -269,8 +269,8 @@ static int registers_get(char *buffer, const struct kernel_param *kp)
 	if (!the_sim)
 		return -ENODEV;
 	spin_lock_irqsave(&the_sim->lock, flags);
-	for (index = 0; index < 0x30; index++)
-		length += scnprintf(buffer + length, PAGE_SIZE - length, "%02x%s", the_sim->regs[index], index + 1 < 0x30 ? " " : "\n");
+	for (index = 0; index < 0xE8; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%02x%s", the_sim->regs[index], index + 1 < 0xE8 ? " " : "\n");
 	spin_unlock_irqrestore(&the_sim->lock, flags);
 	return length;
 }
