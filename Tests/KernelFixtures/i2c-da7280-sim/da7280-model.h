@@ -102,7 +102,7 @@ static inline long da_model_sequence_playback(const u8 *regs, long *times_us, in
 	int acceleration = regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN;
 	int fast = (regs[DA_MODEL_REG_SEQ_CTL1] & 0x04) ? 1 : 0, nominal = regs[DA_MODEL_REG_NOMMAX] ? regs[DA_MODEL_REG_NOMMAX] : 1;
 	long time = 0;
-	int current = 0;
+	int previous = 0;
 
 	*count = 0;
 	if (size < 2 || sequence >= image[1])
@@ -144,7 +144,7 @@ static inline long da_model_sequence_playback(const u8 *regs, long *times_us, in
 						for (step = 1; step <= timebases; step++) {
 							if (*count < max) {
 								times_us[*count] = time;
-								levels[(*count)++] = current + (target - current) * step / timebases;
+								levels[(*count)++] = previous + (target - previous) * step / timebases;
 							}
 							time += unit;
 						}
@@ -155,7 +155,7 @@ static inline long da_model_sequence_playback(const u8 *regs, long *times_us, in
 						}
 						time += timebases * unit;
 					}
-					current = target;
+					previous = target;
 				}
 			}
 		}
