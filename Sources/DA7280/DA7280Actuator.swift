@@ -44,28 +44,47 @@ public struct DA7280Actuator: Sendable, Hashable {
         kind: .lra, nominalVolts: 2.106, absoluteMaximumVolts: 2.26, maximumCurrentMilliamps: 165.4, impedanceOhms: 13.8,
         resonantHz: 170)
 
-    /// The register values, or why the actuator cannot be driven by this chip.
-    public func registers() throws(HapticChipError) -> DA7280ActuatorRegisters {
-        func invalid(_ text: String) -> HapticChipError { .invalidConfiguration("DA7280 actuator: \(text)") }
+    /// One of the actuator's values, as `problem` names it.
+    public enum Value: Sendable, Hashable {
+        case nominalVolts, absoluteMaximumVolts, maximumCurrent, impedance, resonance
+    }
+
+    /// The first value the chip cannot take and why (nil: the chip can drive this actuator):
+    /// the voltages within the 8-bit registers (at most 5.967 V, the absolute maximum at least
+    /// the nominal), the current within IMAX's 28.6-251.8 mA, the impedance within 1-1500 Ω, and
+    /// an LRA's resonance within the 50-300 Hz the chip tracks [DS §5.6.2, §5.3].
+    public var problem: (value: Value, text: String)? {
         guard nominalVolts.isFinite, nominalVolts > 0, nominalVolts <= DA7280Equations.maximumVolts else {
-            throw invalid("nominal voltage \(nominalVolts) V is outside 0-\(DA7280Equations.maximumVolts) V")
+            return (.nominalVolts, "nominal voltage \(nominalVolts) V is outside 0-\(DA7280Equations.maximumVolts) V")
         }
         guard absoluteMaximumVolts.isFinite, absoluteMaximumVolts >= nominalVolts, absoluteMaximumVolts <= DA7280Equations.maximumVolts else {
-            throw invalid("absolute maximum \(absoluteMaximumVolts) V must be at least the nominal \(nominalVolts) V and at most \(DA7280Equations.maximumVolts) V")
+            return (
+                .absoluteMaximumVolts,
+                "absolute maximum \(absoluteMaximumVolts) V must be at least the nominal \(nominalVolts) V and at most \(DA7280Equations.maximumVolts) V"
+            )
         }
-        guard maximumCurrentMilliamps.isFinite, let imax = DA7280Equations.currentMaximumField(milliamps: maximumCurrentMilliamps) else {
-            throw invalid("current limit \(maximumCurrentMilliamps) mA is outside 28.6-251.8 mA")
+        guard maximumCurrentMilliamps.isFinite, DA7280Equations.currentMaximumField(milliamps: maximumCurrentMilliamps) != nil else {
+            return (.maximumCurrent, "current limit \(maximumCurrentMilliamps) mA is outside 28.6-251.8 mA")
         }
         guard impedanceOhms.isFinite, impedanceOhms >= 1, impedanceOhms <= 1500 else {
-            throw invalid("impedance \(impedanceOhms) Ω is outside 1-1500 Ω")
+            return (.impedance, "impedance \(impedanceOhms) Ω is outside 1-1500 Ω")
         }
-        var period: UInt16?
         if kind == .lra {
             guard let hz = resonantHz, hz.isFinite, hz > 50, hz < 300 else {
-                throw invalid("an LRA needs its resonant frequency, between 50 and 300 Hz (got \(resonantHz.map { "\($0) Hz" } ?? "none"))")
+                return (.resonance, "an LRA needs its resonant frequency, between 50 and 300 Hz (got \(resonantHz.map { "\($0) Hz" } ?? "none"))")
             }
-            period = DA7280Equations.lraPeriodField(hz: hz)
         }
+        return nil
+    }
+
+    /// The register values, or why the actuator cannot be driven by this chip.
+    public func registers() throws(HapticChipError) -> DA7280ActuatorRegisters {
+        if let problem { throw .invalidConfiguration("DA7280 actuator: \(problem.text)") }
+        guard let imax = DA7280Equations.currentMaximumField(milliamps: maximumCurrentMilliamps) else {
+            throw .invalidConfiguration("DA7280 actuator: current limit \(maximumCurrentMilliamps) mA is outside 28.6-251.8 mA")
+        }
+        var period: UInt16?
+        if kind == .lra, let hz = resonantHz { period = DA7280Equations.lraPeriodField(hz: hz) }
         return DA7280ActuatorRegisters(
             nominalMaximum: DA7280Equations.voltageField(volts: nominalVolts),
             absoluteMaximum: DA7280Equations.voltageField(volts: absoluteMaximumVolts),

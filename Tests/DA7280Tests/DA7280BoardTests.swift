@@ -44,6 +44,7 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
             #expect(engine.play(Feedback(kind: kind)) == .played, "\(kind)")
             clock.advance(by: .seconds(2))
             #expect(chip.output.energy(from: start, to: clock.now) > 0, "\(kind): nothing felt")
+            #expect(chip.output.peak(from: start, to: clock.now) <= 1 + 1e-9, "\(kind): driven past the rated voltage")
             if stored.contains(kind.name) {
                 #expect(chip.trace[before...].contains { $0.written == [0x22, 0x1B] }, "\(kind): not triggered from memory")
                 #expect(!chip.trace[before...].contains { $0.written.first == 0x23 }, "\(kind): streamed though stored")
@@ -140,5 +141,36 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         #expect(!chip.trace[after...].contains { $0.kind == .write && $0.written.first == DA7280Register.topControl2.rawValue }, "the stream went on into the idle chip")
         #expect(chip.output.level(at: clock.now) == 0 && chip[.topControl1] & 0x07 == 0)
         #expect(chip.output.activeSeconds(from: start, to: clock.now) < 0.25)
+    }
+
+    /// A board file asking the DA7280 for what it cannot drive is refused naming the field: a
+    /// current past IMAX's range, a maximum voltage past the registers', a maximum below the
+    /// rating, an LRA resonance the chip cannot track; nothing is written to the chip.
+    @Test(arguments: [
+        ("\"maximumMilliamps\": 300", "actuators.lra.maximumMilliamps"), ("\"maximumVrms\": 6.5", "actuators.lra.maximumVrms"),
+        ("\"maximumVrms\": 1.5", "actuators.lra.maximumVrms"), ("\"resonantHz\": 320", "actuators.lra.resonantHz"),
+        ("\"impedanceOhms\": 0.5", "actuators.lra.impedanceOhms")
+    ])
+    func whatTheChipCannotDriveIsRefusedByField(change: String, field: String) throws {
+        var values = ["\"ratedVrms\": 2.106", "\"maximumVrms\": 2.26", "\"resonantHz\": 170", "\"impedanceOhms\": 13.8", "\"maximumMilliamps\": 165.4"]
+        let key = change.split(separator: ":")[0]
+        values = values.map { $0.hasPrefix(key) ? change : $0 }
+        let json = """
+            { "format": 1, "name": "x", "description": "x", "bus": "1", "supplyVolts": 3.3,
+              "actuators": { "lra": { "type": "lra", \(values.joined(separator: ", ")) } },
+              "defaultActuator": "lra", "drivers": [ { "name": "main", "part": "da7280" } ] }
+            """
+        let file = try BoardFile.parse(Data(json.utf8), path: "test.json")
+        let clock = VirtualClock()
+        let hardware = try SimulatedHardware(board: file, actuator: nil, clock: clock)
+        var options = HapticBoard.Options()
+        options.engine = .isolated
+        options.calibrations = nil
+        #expect {
+            try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
+        } throws: { error in
+            (error as? BoardFileError)?.field == field && String(describing: error).contains("a DA7280 cannot drive it")
+        }
+        #expect(hardware.da7280Chips["main"]?.trace.contains { $0.kind == .write } != true)
     }
 }

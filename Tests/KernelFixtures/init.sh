@@ -509,7 +509,12 @@ JSON
     if haptic demo --board /tmp/da7280-board.json --bus "$DABUS" --pause 0.05 --json > /tmp/da7280-demo.json 2>&1 \
         && grep -q '"driving" : false' /tmp/da7280-demo.json && grep -q '"standby" : true' /tmp/da7280-demo.json; then
         played=$(grep -c '"outcome" : "played"' /tmp/da7280-demo.json)
-        echo "HIL-DA7280: ours: haptic demo on the DA7280 fixture played $played feedbacks, $(( $(cat $D/dro_writes) - before )) drive changes, peak $(cat $D/drive_peak) permille; read back: not driving, in IDLE (TOP_CTL1 $(reg 34))"
+        sequences=$(cat $D/sequences_played)
+        echo "HIL-DA7280: ours: haptic demo on the DA7280 fixture played $played feedbacks, $sequences of them from the waveform memory, $(( $(cat $D/dro_writes) - before )) drive changes, peak $(cat $D/drive_peak) permille; read back: not driving, in IDLE (TOP_CTL1 $(reg 34))"
+        echo "HIL-DA7280: gates: 23 feedbacks played, at least 12 from the waveform memory (start-up stores 15), peak at most 1000 permille (the rated voltage)"
+        [ "$played" = 23 ] || fail "DA7280: our demo played $played feedbacks, expected 23"
+        [ "$sequences" -ge 12 ] || fail "DA7280: only $sequences feedbacks played from the waveform memory, expected at least 12"
+        [ "$(cat $D/drive_peak)" -le 1000 ] || fail "DA7280: our demo drove $(cat $D/drive_peak) permille of NOMMAX, past the rated voltage"
         [ "$(cat $D/drive_permille)" = 0 ] || fail "DA7280: our demo left the fixture driving"
     else
         sed 's/^/HIL-DA7280: /' /tmp/da7280-demo.json | tail -8

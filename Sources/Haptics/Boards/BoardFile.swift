@@ -80,16 +80,31 @@ public struct BoardFile: Sendable, Equatable {
             }
             guard let impedanceOhms else { throw missing("impedanceOhms", "coil resistance in ohms") }
             guard let maximumMilliamps else { throw missing("maximumMilliamps", "current limit in mA") }
+            let actuator: DA7280Actuator
             switch specification {
             case let .lra(rated, maximum, hz):
-                return DA7280Actuator(
+                actuator = DA7280Actuator(
                     kind: .lra, nominalVolts: rated, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: maximumMilliamps,
                     impedanceOhms: impedanceOhms, resonantHz: hz)
             case let .erm(rated, maximum):
-                return DA7280Actuator(
+                actuator = DA7280Actuator(
                     kind: ermShape, nominalVolts: rated, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: maximumMilliamps,
                     impedanceOhms: impedanceOhms)
             }
+            // What the chip cannot take is refused here, naming the board file's field.
+            if let problem = actuator.problem {
+                let lra = actuator.kind == .lra
+                let key: String
+                switch problem.value {
+                case .nominalVolts: key = lra ? "ratedVrms" : "ratedVolts"
+                case .absoluteMaximumVolts: key = lra ? "maximumVrms" : "maximumVolts"
+                case .maximumCurrent: key = "maximumMilliamps"
+                case .impedance: key = "impedanceOhms"
+                case .resonance: key = "resonantHz"
+                }
+                throw BoardFileError(file: file, field: "actuators.\(name).\(key)", problem: "a DA7280 cannot drive it: \(problem.text)")
+            }
+            return actuator
         }
     }
 
