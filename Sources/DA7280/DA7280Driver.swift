@@ -94,8 +94,10 @@ public final class DA7280Driver: HapticChipDriver {
     /// field of it is this driver's); the actuator in one burst (from FRQ_LRA_PER for an LRA,
     /// from ACTUATOR1 for an ERM, whose period register keeps the chip's back-EMF sampling rate
     /// [DS T36]); TOP_CFG1 to TOP_INT_CFG1 read, and written back with the actuator's fields
-    /// changed (`DA7280Configuration`); TOP_CFG5 likewise; the latched events cleared by
-    /// writing 1s to IRQ_EVENT1 (a read-modify-write there would clear them all anyway [DS T21]).
+    /// changed (`DA7280Configuration`); TOP_CFG5 likewise; the waveform memory, when
+    /// `Options.storedFeedbacks` names feedbacks (`writeWaveformMemory()`: MEM_CTL1-2 read, the
+    /// image in one burst); the latched events cleared by writing 1s to IRQ_EVENT1 (a
+    /// read-modify-write there would clear them all anyway [DS T21]).
     public func start() throws(HapticChipError) {
         let registers = try actuator.registers()
         let revision = try read(.chipRevision, count: 1)[0]
