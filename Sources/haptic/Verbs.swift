@@ -212,6 +212,7 @@ struct Play: ParsableCommand {
             if !global.json { print("\(value.kind.name): \(value.kind.meaning)") }
             var skew: Duration?
             var outcome = FeedbackOutcome.played
+            let faultsBefore = session.engines.map(\.engine.statistics.faults)
             if all {
                 let droppedBefore = session.engines.map(\.engine.statistics.dropped)
                 skew = session.group.play(value)
@@ -228,6 +229,12 @@ struct Play: ParsableCommand {
             if case .dropped = outcome { feedbackSounds?.engine.stopAll() }
             let audioReport = try finishSounds(feedbackSounds?.engine)
             session.finish()
+            // A chip that stopped during the feedback (a supply sag, a short) did not play it.
+            if case .played = outcome,
+                let fault = zip(session.engines, faultsBefore).first(where: { $0.0.engine.statistics.faults > $0.1 })?.0.engine.statistics.lastFault
+            {
+                outcome = .dropped(.fault("the chip stopped while it played: \(fault)"))
+            }
             let stats = session.engine.statistics
             if global.json {
                 session.printJSON(

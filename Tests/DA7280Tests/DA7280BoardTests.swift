@@ -132,7 +132,7 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         let sagEnd = clock.now
         let writesBefore = chip.trace.count
         clock.advance(by: .milliseconds(150))
-        #expect(board.engine.statistics.faults == 1)
+        #expect(board.engine.statistics.faults == 1 && board.engine.statistics.lastFault == .underVoltage)
         #expect(chip[.irqEvent1] & DA7280Register.Event.underVoltage.rawValue == 0, "E_UVLO not cleared")
         let clearing = chip.trace[writesBefore...].first { $0.kind == .write && $0.written == [DA7280Register.irqEvent1.rawValue, 0xFF] }
         #expect(clearing != nil && clearing!.time <= sagEnd.advanced(by: .milliseconds(100)), "the fault was not found within 100 ms")

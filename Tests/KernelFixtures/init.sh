@@ -505,6 +505,26 @@ JSON
         cat /tmp/uvlo.out /tmp/uvlo.err
         fail "DA7280: VDD 2.6 V: expected a refusal naming the under-voltage (exit $code)"
     fi
+    # The supply sags while a long feedback streams: the engine finds the chip idle within 100 ms,
+    # stops it and tries to clear E_UVLO (which latches again while VDD stays low: the next start-up
+    # clears it), and haptic play says the feedback was not played, naming the cause.
+    haptic play vibration-default --board /tmp/da7280-board.json --bus "$DABUS" > /tmp/sag.out 2> /tmp/sag.err &
+    player=$!
+    sleep 0.4
+    echo 2600 > $D/supply_mv
+    sleep 0.2
+    echo 3300 > $D/supply_mv
+    wait $player
+    code=$?
+    if [ "$code" -ne 0 ] && grep -qi "under-voltage" /tmp/sag.err && [ "$(cat $D/drive_permille)" = 0 ] && [ $(( 0x$(reg 34) & 0x07 )) -eq 0 ]; then
+        echo "HIL-DA7280: VDD sagged to 2.6 V while vibration-default streamed: haptic play exited $code, TOP_CTL1 $(reg 34), not driving: $(grep -i "under-voltage" /tmp/sag.err | tail -1)"
+    else
+        cat /tmp/sag.out /tmp/sag.err
+        fail "DA7280: a supply sag during a feedback: expected exit non-zero naming the under-voltage, and the drive stopped (exit $code, TOP_CTL1 $(reg 34))"
+    fi
+    haptic play selection --board /tmp/da7280-board.json --bus "$DABUS" > /dev/null 2>&1 || fail "DA7280: the first feedback after the sag"
+    [ "$(reg 3)" = 00 ] || fail "DA7280: E_UVLO still latched after the next start-up (IRQ_EVENT1 $(reg 3))"
+    echo 1 > $D/fresh_chip
     before=$(cat $D/dro_writes)
     if haptic demo --board /tmp/da7280-board.json --bus "$DABUS" --pause 0.05 --json > /tmp/da7280-demo.json 2>&1 \
         && grep -q '"driving" : false' /tmp/da7280-demo.json && grep -q '"standby" : true' /tmp/da7280-demo.json; then

@@ -103,6 +103,7 @@ final class EngineCore {
             let status = try driver.playbackStatus()
             if status.hasFault {
                 counts.faults += 1
+                counts.lastFault = status.fault
                 logger.error("haptics: \(status.fault)")
                 clearFaults()
             }
@@ -120,6 +121,7 @@ final class EngineCore {
             let status = try driver.playbackStatus()
             if status.hasFault {
                 counts.faults += 1
+                counts.lastFault = status.fault
                 logger.error("haptics: \(status.fault)")
                 clearFaults()
             }
@@ -353,6 +355,7 @@ final class EngineCore {
                 if status.hasFault {
                     clip = nil
                     counts.faults += 1
+                    counts.lastFault = status.fault
                     driver.stopQuietly()
                     logger.error("haptics: stopped a real-time clip: \(status.fault)")
                     clearFaults()
@@ -390,6 +393,7 @@ final class EngineCore {
                     let status = try driver.playbackStatus()
                     if status.hasFault {
                         counts.faults += 1
+                        counts.lastFault = status.fault
                         driver.stopQuietly()
                         logger.error("haptics: \(status.fault)")
                         clearFaults()

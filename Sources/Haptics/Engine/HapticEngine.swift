@@ -104,8 +104,12 @@ public final class HapticEngine: Sendable {
         public var awakeSeconds = 0.0
         /// Times the chip was found reset behind the engine's back (a brown-out) and reconfigured.
         public var resetsDetected = 0
-        /// Over-current or over-temperature reports from the chip (each also logged).
+        /// Faults the chip reported (over-current, over-temperature, an actuator fault, an
+        /// under-voltage, a sequence it could not play), each also logged and cleared.
         public var faults = 0
+        /// The last of them: what a program that played a feedback tells its user when the chip
+        /// stopped during it.
+        public var lastFault: HapticChipError?
         /// Bus or GPIO errors met outside a request, where there is no caller to throw to: the
         /// completion check, the return to standby, the idle shutdown, a stop that needed a
         /// harder fallback. Each is also logged; the chip was stopped by whatever still worked.
