@@ -72,7 +72,7 @@ import Testing
     func startUpChangesOnlyItsOwnFields(kind: DA7280Actuator.Kind) throws {
         let clock = VirtualClock()
         let chip = SimulatedDA7280(clock: clock)
-        try chip.write(to: .da7280, [0x13, 0xC0 | 0x1E, 0x0B])
+        try chip.write(to: .da7280, [0x13, 0xDE, 0x0B])  // TOP_CFG1 0x1E with bits 7 and 6 set
         try chip.write(to: .da7280, [0x16, 0x05, 0x83])
         try chip.write(to: .da7280, [0x6E, 0xA0])
         let actuator = DA7280Actuator(

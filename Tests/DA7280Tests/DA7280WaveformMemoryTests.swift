@@ -85,7 +85,8 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         let clock = VirtualClock()
         let chip = SimulatedDA7280(clock: clock)
         try chip.write(to: .da7280, [0x84] + image)
-        try chip.write(to: .da7280, [0x13, acceleration ? 0x1E : 0x30])
+        let configuration: UInt8 = acceleration ? 0x1E : 0x30
+        try chip.write(to: .da7280, [0x13, configuration])
         try chip.write(to: .da7280, [0x28, sequenceControl])
         try chip.write(to: .da7280, [0x22, 0x0B])
         return (chip, clock)
