@@ -508,14 +508,18 @@ JSON
     # The supply sags while a long feedback streams: the engine finds the chip idle within 100 ms,
     # stops it and tries to clear E_UVLO (which latches again while VDD stays low: the next start-up
     # clears it), and haptic play says the feedback was not played, naming the cause.
-    haptic play vibration-default --board /tmp/da7280-board.json --bus "$DABUS" > /tmp/sag.out 2> /tmp/sag.err &
-    player=$!
-    sleep 0.4
-    echo 2600 > $D/supply_mv
-    sleep 0.2
-    echo 3300 > $D/supply_mv
-    wait $player
+    # The sag starts once the fixture sees the stream drive (haptic's own start-up in this VM takes
+    # a varying part of a second) and lasts 0.3 s.
+    (
+        for _ in $(seq 200); do [ "$(cat $D/drive_permille)" != 0 ] && break; sleep 0.02; done
+        echo 2600 > $D/supply_mv
+        sleep 0.3
+        echo 3300 > $D/supply_mv
+    ) &
+    sagger=$!
+    haptic play vibration-default --board /tmp/da7280-board.json --bus "$DABUS" > /tmp/sag.out 2> /tmp/sag.err
     code=$?
+    wait $sagger
     if [ "$code" -ne 0 ] && grep -qi "under-voltage" /tmp/sag.err && [ "$(cat $D/drive_permille)" = 0 ] && [ $(( 0x$(reg 34) & 0x07 )) -eq 0 ]; then
         echo "HIL-DA7280: VDD sagged to 2.6 V while vibration-default streamed: haptic play exited $code, TOP_CTL1 $(reg 34), not driving: $(grep -i "under-voltage" /tmp/sag.err | tail -1)"
     else
