@@ -6,9 +6,10 @@ import HardwareSimulation
 
 /// A DA7280 on a virtual (or real) clock, as an `I2CBus`: the register file with its reset
 /// values, read-only and write-one-to-clear registers, auto-incrementing bursts, the DRO drive,
-/// an actuator that can be shorted or open, and a supply that can sag below the under-voltage
-/// lock-out (the chip latches the fault and stays idle until it is cleared). The rules are `DA7280Model`'s. It records every transaction and what the actuator was
-/// driven with.
+/// the waveform memory played in RTWM, an actuator that can be shorted or open, and a supply that
+/// can sag below the under-voltage lock-out (the chip latches the fault and stays idle until it
+/// is cleared). The rules are `DA7280Model`'s. It records every transaction and what the actuator
+/// was driven with.
 public final class SimulatedDA7280: I2CBus {
     /// The time the chip lives in.
     public let clock: any HapticClock
@@ -34,14 +35,14 @@ public final class SimulatedDA7280: I2CBus {
         didSet { applySupply(at: clock.now) }
     }
 
+    /// When the sequence the waveform memory plays ends (nil: none plays).
+    public private(set) var sequenceEnd: ClockInstant?
+
     /// A chip just powered on, at `address`.
     public init(clock: any HapticClock, address: I2CAddress = .da7280) {
         self.clock = clock
         self.address = address
     }
-
-    /// When the sequence the waveform memory plays ends (nil: none plays).
-    public private(set) var sequenceEnd: ClockInstant?
 
     /// The chip latches `events` as its own monitors would (a supply sag, heat, a sequence it
     /// could not play): each is set in IRQ_EVENT1, and one that stops the drive
