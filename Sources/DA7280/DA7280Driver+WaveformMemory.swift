@@ -12,6 +12,7 @@ extension DA7280Driver: StoredWaveformPlayback {
     /// [DS T17]: too coarse to keep under the rated voltage, so a coin ERM streams.
     func writeWaveformMemory() throws(HapticChipError) {
         stored = nil
+        storedLevels = nil
         memoryNote = nil
         selectedSequence = nil
         guard !options.storedFeedbacks.isEmpty else { return }
@@ -38,10 +39,14 @@ extension DA7280Driver: StoredWaveformPlayback {
         stored = compiled
     }
 
-    /// The sequence that plays `levels`, when start-up stored the envelope they were sampled from.
+    /// The sequence that plays `levels`, when start-up stored the envelope they were sampled
+    /// from: a dictionary lookup on every feedback, the envelopes sampled once per tick length.
     public func storedWaveform(levels: [Double], tick: Duration) -> StoredWaveform? {
-        let milliseconds = Double(tick.components.seconds) * 1000 + Double(tick.components.attoseconds) / 1e15
-        guard let stored, let index = stored.sequence(playing: levels, tickMilliseconds: milliseconds) else { return nil }
+        guard let stored else { return nil }
+        if storedLevels?.tick != tick {
+            storedLevels = (tick, stored.sequencesByLevels(tickMilliseconds: tick.secondsDouble * 1000))
+        }
+        guard let index = storedLevels?.table[levels] else { return nil }
         return StoredWaveform(index: index, duration: stored.durations[index])
     }
 

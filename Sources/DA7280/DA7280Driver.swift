@@ -68,6 +68,8 @@ public final class DA7280Driver: HapticChipDriver {
     public internal(set) var stored: DA7280StoredFeedbacks?
     /// Why the waveform memory holds nothing of ours, when `storedFeedbacks` asked for some.
     public internal(set) var memoryNote: String?
+    /// `stored`'s sequences by the levels of their clips at one tick length (`storedWaveform`).
+    var storedLevels: (tick: Duration, table: [[Double]: Int])?
     /// PS_SEQ_ID as last written (nil: unknown).
     var selectedSequence: Int?
     /// TOP_CTL1 is RTWM with STANDBY_EN: one write of SEQ_START plays the selected sequence.

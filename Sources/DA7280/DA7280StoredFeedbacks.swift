@@ -161,9 +161,13 @@ public struct DA7280StoredFeedbacks: Sendable, Hashable {
         }
     }
 
-    /// The sequence that plays `levels` sampled every `tickMilliseconds` (what the engine's clip
-    /// of a stored envelope holds), if one does.
-    public func sequence(playing levels: [Double], tickMilliseconds: Double) -> Int? {
-        envelopes.firstIndex { $0.levels(tickMilliseconds: tickMilliseconds) == levels }
+    /// Each sequence's envelope sampled every `tickMilliseconds` (what the engine's clip of it
+    /// holds), to find a clip's sequence by its levels (`DA7280Driver.storedWaveform`).
+    public func sequencesByLevels(tickMilliseconds: Double) -> [[Double]: Int] {
+        var table: [[Double]: Int] = [:]
+        for (index, envelope) in envelopes.enumerated() where table[envelope.levels(tickMilliseconds: tickMilliseconds)] == nil {
+            table[envelope.levels(tickMilliseconds: tickMilliseconds)] = index
+        }
+        return table
     }
 }

@@ -39,8 +39,8 @@ final class EngineCore {
     private var lastActivity: ClockInstant
 
     // Policy.
-    private var lastSelection: ClockInstant?
-    private var recentTriggers: [ClockInstant] = []
+    var lastSelection: ClockInstant?
+    var recentTriggers: [ClockInstant] = []
 
     // Statistics.
     private var counts = HapticEngine.Statistics()
@@ -99,35 +99,30 @@ final class EngineCore {
             do { try driver.stop() } catch { recover("ending a pattern", error) }
         }
         // As after a feedback: faults and a chip reset during the pattern are found here.
-        do {
-            let status = try driver.playbackStatus()
-            if status.hasFault {
-                counts.faults += 1
-                counts.lastFault = status.fault
-                logger.error("haptics: \(status.fault)")
-                clearFaults()
-            }
-        } catch {
-            recover("the check after a pattern", error)
-        }
+        checkFaults(after: "a pattern")
         _ = tick()
         noteAwake(driver.power == .ready)
     }
 
-    /// After a streamed feedback: a fault the chip raised while it drove (a short, an actuator that
-    /// never moved) is counted, logged and cleared here, as after a sequence the chip played.
-    private func checkFaultsAfterStream() {
+    /// After a streamed feedback or a pattern: a fault the chip raised while it drove (a short, an
+    /// actuator that never moved) is handled here, as after a sequence the chip played.
+    private func checkFaults(after what: String) {
         do {
             let status = try driver.playbackStatus()
-            if status.hasFault {
-                counts.faults += 1
-                counts.lastFault = status.fault
-                logger.error("haptics: \(status.fault)")
-                clearFaults()
-            }
+            if status.hasFault { handleFault(status, stopping: false) }
         } catch {
-            recover("the check after a real-time clip", error)
+            recover("the check after \(what)", error)
         }
+    }
+
+    /// A fault the chip reported: counted and kept (`Statistics.lastFault`), the actuator stopped
+    /// when it may still be driven, logged, and the latch cleared.
+    private func handleFault(_ status: HapticChipStatus, stopping: Bool, context: String = "") {
+        counts.faults += 1
+        counts.lastFault = status.fault
+        if stopping { driver.stopQuietly() }
+        logger.error("haptics: \(context)\(status.fault)")
+        clearFaults()
     }
 
     /// After a fault was reported: the chip reset to clear the latch (it would otherwise report the
@@ -156,36 +151,6 @@ final class EngineCore {
     func playFromLibrary(_ sequence: WaveformSequence) throws(HapticChipError) {
         guard let library else { throw .unsupported("no effect library on this chip: the pattern should have been streamed") }
         try library.play(sequence)
-    }
-
-    /// The policy's verdict on a trigger at `now` (nil: it may play): turned off, a selection
-    /// too soon after the last, or over the rate limit. One rule for feedback and patterns alike.
-    func refusal(selection: Bool, at now: ClockInstant) -> DropReason? {
-        guard options.policy.enabled else { return .turnedOff(policyFile: HapticsPolicy.defaultPath) }
-        if selection, let last = lastSelection,
-            now.duration(since: last).secondsDouble < options.policy.selectionMinimumIntervalSeconds
-        {
-            return .coalesced
-        }
-        recentTriggers.removeAll { now.duration(since: $0) >= .seconds(1) }
-        guard recentTriggers.count < options.policy.maximumFeedbackPerSecond else {
-            return .rateLimited(perSecond: options.policy.maximumFeedbackPerSecond)
-        }
-        return nil
-    }
-
-    /// A pattern about to start: dropped (and counted) as a feedback would be, or admitted and
-    /// counted as one trigger against the rate limit (unless `countsAsTrigger` is false: only
-    /// haptics turned off drop it then).
-    func admitPattern(label: String, countsAsTrigger: Bool) -> DropReason? {
-        let now = clock.now
-        let reason = countsAsTrigger ? refusal(selection: false, at: now) : options.policy.enabled ? nil : .turnedOff(policyFile: HapticsPolicy.defaultPath)
-        if let reason {
-            _ = drop(label, reason)
-            return reason
-        }
-        if countsAsTrigger { recentTriggers.append(now) }
-        return nil
     }
 
     func play(plan: FeedbackPlan, label: String, selection: Bool) -> FeedbackOutcome {
@@ -354,11 +319,7 @@ final class EngineCore {
                 let status = try driver.playbackStatus()
                 if status.hasFault {
                     clip = nil
-                    counts.faults += 1
-                    counts.lastFault = status.fault
-                    driver.stopQuietly()
-                    logger.error("haptics: stopped a real-time clip: \(status.fault)")
-                    clearFaults()
+                    handleFault(status, stopping: true, context: "stopped a real-time clip: ")
                     noteAwake(driver.power == .ready)
                     return nil
                 }
@@ -371,7 +332,7 @@ final class EngineCore {
             if now >= end {
                 clip = nil
                 do { try driver.endRealTimePlayback(standby: preparedUntil == nil) } catch { recover("ending a real-time clip", error) }
-                checkFaultsAfterStream()
+                checkFaults(after: "a real-time clip")
                 noteAwake(driver.power == .ready)
                 return nil
             }
@@ -392,11 +353,7 @@ final class EngineCore {
                 do {
                     let status = try driver.playbackStatus()
                     if status.hasFault {
-                        counts.faults += 1
-                        counts.lastFault = status.fault
-                        driver.stopQuietly()
-                        logger.error("haptics: \(status.fault)")
-                        clearFaults()
+                        handleFault(status, stopping: true)
                         busyUntil = nil
                     } else if status.playing, let deadline = completionDeadline, now < deadline {
                         next.append(now.advanced(by: driver.pollInterval))
@@ -447,7 +404,7 @@ final class EngineCore {
         }
     }
 
-    private func drop(_ label: String, _ reason: DropReason) -> FeedbackOutcome {
+    func drop(_ label: String, _ reason: DropReason) -> FeedbackOutcome {
         counts.dropped += 1
         logger.info("haptics: dropped \(label): \(reason)")
         return .dropped(reason)
