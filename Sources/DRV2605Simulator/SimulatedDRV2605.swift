@@ -56,7 +56,7 @@ public final class SimulatedDRV2605: I2CBus {
 
     // Pins.
     /// EN's level (high when no EN line was made).
-    public private(set) var enablePin = true
+    public internal(set) var enablePin = true
     /// IN/TRIG's level.
     public private(set) var triggerPin = false
 
@@ -129,22 +129,6 @@ public final class SimulatedDRV2605: I2CBus {
             if falling && goSet { stopOutput(at: clock.now) }
         default: break
         }
-    }
-
-    /// An EN line wired to this chip (starts low: the chip is off until the driver raises it).
-    /// It records every level it is driven to.
-    public func makeEnableLine() -> RecordingGPIOLine {
-        enablePin = false
-        let line = RecordingGPIOLine(name: "simulated EN", clock: clock)
-        line.onChange = { [unowned self] in self.setEnablePin($0) }
-        return line
-    }
-
-    /// An IN/TRIG line wired to this chip.
-    public func makeTriggerLine() -> RecordingGPIOLine {
-        let line = RecordingGPIOLine(name: "simulated IN/TRIG", clock: clock)
-        line.onChange = { [unowned self] in self.setTriggerPin($0) }
-        return line
     }
 
     /// Brings the chip's state up to `clock.now` (done before every transaction).
