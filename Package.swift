@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting",
+                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess", "HardwareAccessTesting",
                 "HardwareSimulation", "Audio", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict

@@ -8,9 +8,30 @@ import HardwareAccessTesting
 import HardwareSimulation
 import Testing
 
+/// What a cell of a fault matrix needs of its rig, whatever the chip: the fault-injecting bus, the
+/// engine on it, its virtual clock, and whether the actuator is stopped.
+protocol FaultMatrixRig: AnyObject, SendableMetatype {
+    var clock: VirtualClock { get }
+    var faults: FaultInjectingBus { get }
+    var engine: HapticEngine { get }
+    /// What the actuator was driven with, over time.
+    var output: ActuatorRecord { get }
+    /// Nothing drives the actuator now or in the next 50 ms.
+    var actuatorStopped: Bool { get }
+}
+
+extension FaultMatrixRig {
+    /// Everything the engine reports going wrong: drops, chip faults, and failures met with no
+    /// caller to throw to.
+    var reportedErrors: Int {
+        let statistics = engine.statistics
+        return statistics.dropped + statistics.faults + statistics.failures
+    }
+}
+
 /// A simulated chip behind a fault-injecting bus (optionally behind a TCA9548A, with EN and
 /// IN/TRIG lines), an engine on it and a virtual clock: one fresh rig per cell of the matrix.
-final class FaultRig {
+final class FaultRig: FaultMatrixRig {
     let clock = VirtualClock()
     let chip: SimulatedDRV2605
     let faults: FaultInjectingBus
@@ -43,12 +64,7 @@ final class FaultRig {
             enableLine: self.enable, triggerLine: self.trigger, clock: clock, options: options)
     }
 
-    /// Everything the engine reports going wrong: drops, chip faults, and failures met with no
-    /// caller to throw to.
-    var reportedErrors: Int {
-        let statistics = engine.statistics
-        return statistics.dropped + statistics.faults + statistics.failures
-    }
+    var output: ActuatorRecord { chip.output }
 
     /// Nothing drives the actuator now or in the next 50 ms: GO clear, and no level scheduled
     /// (a ROM waveform in flight or an RTP value held).
@@ -61,22 +77,22 @@ final class FaultRig {
 
 /// One operation of the matrix, driven step by step so that the state can be checked right after
 /// the step in which a fault fired, not after the actuator would have stopped by itself.
-struct FaultedOperation: CustomStringConvertible, Sendable {
+struct FaultedOperation<Rig: FaultMatrixRig>: CustomStringConvertible, Sendable {
     let name: String
     /// A fresh rig brought to just before the operation.
-    let prepare: @Sendable () throws -> FaultRig
+    let prepare: @Sendable () throws -> Rig
     /// Runs the operation to its end. `step` is called after each call into the library with
     /// whether that call reported a failure to its caller (a throw, a drop, a failed outcome).
-    let run: @Sendable (FaultRig, _ step: (Bool) -> Void) -> Void
+    let run: @Sendable (Rig, _ step: (Bool) -> Void) -> Void
     /// The operation again, fault-free: true when it worked.
-    let recovers: @Sendable (FaultRig) -> Bool
+    let recovers: @Sendable (Rig) -> Bool
 
     var description: String { name }
 }
 
 /// Runs the engine's timers until it is idle, reporting each timer step. Time is moved with
 /// `sleep(until:)`, which runs no scheduled work, so each step is this function's own call.
-private func settle(_ rig: FaultRig, for duration: Duration = .seconds(2), _ step: (Bool) -> Void) {
+func settle(_ rig: some FaultMatrixRig, for duration: Duration = .seconds(2), _ step: (Bool) -> Void) {
     let end = rig.clock.now.advanced(by: duration)
     while true {
         let errorsBefore = rig.reportedErrors
@@ -87,20 +103,20 @@ private func settle(_ rig: FaultRig, for duration: Duration = .seconds(2), _ ste
     }
 }
 
-private func playsAndStops(_ rig: FaultRig, _ feedback: Feedback = .impact(.heavy)) -> Bool {
+func playsAndStops(_ rig: some FaultMatrixRig, _ feedback: Feedback = .impact(.heavy)) -> Bool {
     let start = rig.clock.now
     guard rig.engine.play(feedback) == .played else { return false }
     settle(rig) { _ in }
-    return rig.chip.output.peak(from: start, to: rig.clock.now) > 0 && rig.actuatorStopped
+    return rig.output.peak(from: start, to: rig.clock.now) > 0 && rig.actuatorStopped
 }
 
-private let realTimeClip = PatternRenderer(strategy: .realTime).render(
+let realTimeClip = PatternRenderer(strategy: .realTime).render(
     HapticPattern(events: [
         .init(type: .hapticContinuous, time: 0, duration: 0.05, intensity: 0.5),
         .init(type: .hapticContinuous, time: 0.05, duration: 0.05, intensity: 1.0)
     ]))
 
-private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Outcome? {
+func streams(_ rig: some FaultMatrixRig, step: (Bool) -> Void) -> PatternPlayer.Outcome? {
     let player = PatternPlayer(engine: rig.engine, pattern: realTimeClip)
     player.start()
     while true {
@@ -115,7 +131,7 @@ private func streams(_ rig: FaultRig, step: (Bool) -> Void) -> PatternPlayer.Out
 }
 
 /// A feedback played on a rig that `prepare` made, then the engine's timers until idle.
-private func feedbackOperation(_ name: String, _ feedback: Feedback, prepare: @escaping @Sendable () throws -> FaultRig) -> FaultedOperation {
+func feedbackOperation<Rig>(_ name: String, _ feedback: Feedback, prepare: @escaping @Sendable () throws -> Rig) -> FaultedOperation<Rig> {
     FaultedOperation(
         name: name, prepare: prepare,
         run: { rig, step in
@@ -132,7 +148,7 @@ private func preparedRig(_ feedback: Feedback, trigger: Bool = false) throws -> 
     return rig
 }
 
-let faultedOperations: [FaultedOperation] = [
+let faultedOperations: [FaultedOperation<FaultRig>] = [
     feedbackOperation("ROM play from standby", .notification(.warning)) { try FaultRig() },
     feedbackOperation("prepared trigger", .impact(.heavy)) { try preparedRig(.impact(.heavy)) },
     feedbackOperation("prepared trigger through IN/TRIG", .impact(.heavy)) { try preparedRig(.impact(.heavy), trigger: true) },
@@ -187,33 +203,47 @@ let faultedOperations: [FaultedOperation] = [
     ]
 
     @Test(arguments: faultedOperations)
-    func everyTransactionFailedInTurn(operation: FaultedOperation) throws {
-        let clean = try operation.prepare()
-        let first = clean.faults.count
-        operation.run(clean) { _ in }
-        let transactions = clean.faults.count - first
-        #expect(transactions > 0, "the operation made no transactions")
-        for kind in Self.faultKinds {
-            for index in 0..<transactions {
-                let rig = try operation.prepare()
-                let target = rig.faults.count + index
-                rig.faults.inject(kind, at: target)
-                var checked = false
-                var reported = false
-                operation.run(rig) { callReported in
-                    reported = reported || callReported
-                    guard !checked, rig.faults.fired.contains(target) else { return }
-                    checked = true
-                    #expect(
-                        rig.actuatorStopped,
-                        "\(operation): \(kind) at transaction \(index) of \(transactions): actuator driven right after the failing call")
-                }
-                #expect(checked, "\(operation): the fault at \(index) never fired")
-                #expect(rig.actuatorStopped, "\(operation): \(kind) at \(index): actuator driven at the end")
-                let completed = operation.recovers(rig)
-                #expect(completed, "\(operation): \(kind) at \(index): the next call did not recover")
-                #expect(reported, "\(operation): \(kind) at \(index) of \(transactions): the caller was not told")
+    func everyTransactionFailedInTurn(operation: FaultedOperation<FaultRig>) throws {
+        try failEveryTransaction(of: operation, in: Self.faultKinds)
+    }
+}
+
+/// The matrix for one operation: its transactions counted on a clean run (which must report
+/// nothing: a matrix whose clean run reports a failure could not see a fault go untold), then each
+/// failed in turn in each way of `kinds`.
+func failEveryTransaction<Rig>(of operation: FaultedOperation<Rig>, in kinds: [FaultInjectingBus.Fault]) throws {
+    let clean = try operation.prepare()
+    let first = clean.faults.count
+    var cleanReports: [Int] = []
+    var call = 0
+    operation.run(clean) { reported in
+        if reported { cleanReports.append(call) }
+        call += 1
+    }
+    let transactions = clean.faults.count - first
+    #expect(transactions > 0, "\(operation): the operation made no transactions")
+    #expect(cleanReports.isEmpty, "\(operation): the fault-free run reported a failure at calls \(cleanReports)")
+    #expect(clean.reportedErrors == 0 && clean.actuatorStopped, "\(operation): the fault-free run reported errors or left the actuator driven")
+    for kind in kinds {
+        for index in 0..<transactions {
+            let rig = try operation.prepare()
+            let target = rig.faults.count + index
+            rig.faults.inject(kind, at: target)
+            var checked = false
+            var reported = false
+            operation.run(rig) { callReported in
+                reported = reported || callReported
+                guard !checked, rig.faults.fired.contains(target) else { return }
+                checked = true
+                #expect(
+                    rig.actuatorStopped,
+                    "\(operation): \(kind) at transaction \(index) of \(transactions): actuator driven right after the failing call")
             }
+            #expect(checked, "\(operation): the fault at \(index) never fired")
+            #expect(rig.actuatorStopped, "\(operation): \(kind) at \(index): actuator driven at the end")
+            let completed = operation.recovers(rig)
+            #expect(completed, "\(operation): \(kind) at \(index): the next call did not recover")
+            #expect(reported, "\(operation): \(kind) at \(index) of \(transactions): the caller was not told")
         }
     }
 }
@@ -273,9 +303,10 @@ let faultedOperations: [FaultedOperation] = [
         }
         let cleanClock = VirtualClock()
         let clean = FaultInjectingBus(SimulatedDRV2605(clock: cleanClock))
-        _ = try start(clean, cleanClock)
+        let cleanEngine = try start(clean, cleanClock)
         let transactions = clean.count
         #expect(transactions >= 5)
+        #expect(clean.fired.isEmpty && cleanEngine.statistics.faults + cleanEngine.statistics.failures == 0, "the fault-free start-up reported a failure")
         for index in 0..<transactions {
             let clock = VirtualClock()
             let chip = SimulatedDRV2605(clock: clock)

@@ -178,9 +178,12 @@ final class EngineCore {
                     break
                 }
                 try driver.beginRealTimePlayback()
-                clip = (realTime, clock.now, 0)
-                lastClipStatus = clock.now
-                _ = stepClip()
+                // The first level here, so that a failed write is this caller's drop, not a
+                // timer's failure after `.played` was returned.
+                let start = clock.now
+                if let first = realTime.levels.first { try driver.setRealTime(amplitude: first) }
+                clip = (realTime, start, realTime.levels.isEmpty ? 0 : 1)
+                lastClipStatus = start
             }
         } catch {
             counts.lastTrigger = bus.counters - before

@@ -76,6 +76,7 @@ struct drv_sim {
 	u8 otp[DRV_MODEL_OTP_LAST - DRV_MODEL_OTP_FIRST + 1];
 	enum activity activity;
 	unsigned long go_until;    /* jiffies when the activity ends */
+	u64 go_end_ns;             /* CLOCK_MONOTONIC ns when a playing sequence ends */
 	unsigned long reset_until; /* jiffies when DEV_RESET completes; 0 = none */
 };
 
@@ -164,6 +165,43 @@ static int drive_timeline_set(const char *value, const struct kernel_param *kp)
 static const struct kernel_param_ops drive_timeline_ops = { .get = drive_timeline_get, .set = drive_timeline_set };
 module_param_cb(drive_timeline, &drive_timeline_ops, NULL, 0644);
 MODULE_PARM_DESC(drive_timeline, "NS PERMILLE of each change of the real-time drive; write to clear");
+
+/*
+ * Each sequence's GO: when it was set, and when it cleared, by the chip at the sequence's end
+ * ("chip", dated at that end, however late the next access found it) or by a write ("stopped").
+ */
+#define GO_SLOTS 64
+static u64 go_ns[GO_SLOTS];
+static const char *go_event[GO_SLOTS];
+static unsigned int go_count;
+
+static void note_go(u64 ns, const char *event)
+{
+	go_ns[go_count % GO_SLOTS] = ns;
+	go_event[go_count % GO_SLOTS] = event;
+	go_count++;
+}
+
+static int go_timeline_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned int index, first = go_count > GO_SLOTS ? go_count - GO_SLOTS : 0;
+	int length = 0;
+
+	for (index = first; index < go_count && length < PAGE_SIZE - 32; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%llu %s\n",
+				    go_ns[index % GO_SLOTS], go_event[index % GO_SLOTS]);
+	return length;
+}
+
+static int go_timeline_set(const char *value, const struct kernel_param *kp)
+{
+	go_count = 0;
+	return 0;
+}
+
+static const struct kernel_param_ops go_timeline_ops = { .get = go_timeline_get, .set = go_timeline_set };
+module_param_cb(go_timeline, &go_timeline_ops, NULL, 0644);
+MODULE_PARM_DESC(go_timeline, "NS set|chip|stopped for each sequence's GO: set, cleared by the chip at its end, cleared by a write; write to clear");
 
 static bool actuator_moves(void) { return actuator == 0; }
 static bool is_lra_mode(struct drv_sim *sim) { return sim->regs[REG_FEEDBACK] & 0x80; }
@@ -268,6 +306,8 @@ module_param_cb(attach_drv260x, &attach_drv260x_ops, NULL, 0200);
 
 static void stop(struct drv_sim *sim)
 {
+	if (sim->activity == SEQUENCE)
+		note_go(ktime_get_ns(), "stopped");
 	sim->regs[REG_GO] = 0;
 	sim->activity = IDLE;
 	sim->go_until = 0;
@@ -316,6 +356,8 @@ static void go(struct drv_sim *sim)
 		    !(DRV_MODEL_LRA_PERIOD_ONLY_IN_CLOSED_LOOP && (sim->regs[REG_CONTROL3] & CONTROL3_LRA_OPEN_LOOP)))
 			sim->regs[REG_LRA_PERIOD] = DRV_MODEL_LRA_PERIOD;
 		start(sim, SEQUENCE, sequence_milliseconds(sim));
+		sim->go_end_ns = ktime_get_ns() + (u64)sequence_milliseconds(sim) * NSEC_PER_MSEC;
+		note_go(ktime_get_ns(), "set");
 		note_onset();
 		break;
 	case DRV_MODEL_GO_DIAGNOSTICS:
@@ -334,6 +376,10 @@ static void finish(struct drv_sim *sim)
 	enum activity activity = sim->activity;
 	u8 rated = sim->regs[REG_RATED];
 
+	if (activity == SEQUENCE) {
+		note_go(sim->go_end_ns, "chip");
+		sim->activity = IDLE;
+	}
 	stop(sim);
 	if (activity == SEQUENCE)
 		return;

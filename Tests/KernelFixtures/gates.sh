@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: Apache-2.0
+# The hardware-in-loop VM's gates, in one place: Tests/KernelFixtures/init.sh sources this file in
+# the VM and hands each gate what the fixtures recorded; Scripts/kernel-test --prove-gates sources the
+# same file outside the VM and hands the same gates recorded timelines with planted faults
+# (Tests/KernelFixtures/prove-gates.sh), so that every gate is seen failing.
+#
+# Each gate prints its figures on one line, then "gates: " and every bound it enforces, then
+# "missed: " and each bound the figures broke; it returns 1 when one was broken. Busybox sh and awk.
+
+# Shared by every gate's awk program: bound(ok, text) notes a bound and whether it held; verdict()
+# prints the gates and what was missed, and sets the exit status.
+GATE_AWK='
+function bound(ok, text) { gates = gates (gates == "" ? "" : ", ") text; if (!ok) missed[++misses] = text }
+function verdict(   i) { print "gates: " gates; for (i = 1; i <= misses; i++) print "missed: " missed[i]; exit misses > 0 }
+function magnitude(x) { return x < 0 ? -x : x }
+function sorted(list, count,   i, j, swap) {
+    for (i = 1; i <= count; i++) for (j = i + 1; j <= count; j++) if (list[j] < list[i]) { swap = list[i]; list[i] = list[j]; list[j] = swap }
+}
+'
+
+# Sound with haptics: sound k paired with note k's GO (never the nearest GO: notes are 0.4 s apart,
+# so a timeline shifted by a note would pair with its neighbour). The first WARMUP notes are played
+# but not paired (the emulator translates the code path on its first use). The p99 is the nearest
+# rank: of 12 offsets, the largest. "GO spacing" is how far the paired notes' GO writes strayed from
+# the notes' spacing: the haptic side's own timing, which a stall of the machine disturbs.
+#
+#   gate_av_sync NOTES WARMUP SPACING_MS BOUND_MS SOUNDS GO_WRITES UNDERRUNS
+# SOUNDS: "onset NS" lines (av-capture); GO_WRITES: "NS" lines (the fixture's drive_onsets).
+gate_av_sync() {
+    { sed -n 's/^onset /S /p' "$5"; sed -n 's/^\([0-9][0-9]*\)$/G \1/p' "$6"; } | awk -v notes="$1" -v warmup="$2" \
+        -v spacing="$3" -v limit="$4" -v underruns="$7" "$GATE_AWK"'
+        $1 == "S" { s[++ns] = $2 }
+        $1 == "G" { g[++ng] = $2 }
+        END {
+            pairs = 0
+            for (k = warmup + 1; k <= notes && k <= ns && k <= ng; k++) { off[++pairs] = (s[k] - g[k]) / 1e6; all[pairs] = magnitude(off[pairs]) }
+            for (k = 1; k <= pairs; k++) ordered[k] = off[k]
+            sorted(ordered, pairs); sorted(all, pairs)
+            median = pairs ? (pairs % 2 ? ordered[(pairs + 1) / 2] : (ordered[pairs / 2] + ordered[pairs / 2 + 1]) / 2) : 0
+            rank = int(0.99 * pairs); if (rank < 0.99 * pairs) rank++
+            p99 = pairs ? all[rank] : 0
+            stray = 0
+            for (k = warmup + 2; k <= ng; k++) { d = magnitude((g[k] - g[k - 1]) / 1e6 - spacing); if (d > stray) stray = d }
+            printf "%d of %d paired note by note (%d notes, the first %d a warm-up; %d sounds, %d GO writes), offset median %.2f ms, p99 %.2f ms; underruns %d; GO spacing strayed %.2f ms from %d ms\n", pairs, notes - warmup, notes, warmup, ns, ng, median, p99, underruns, stray, spacing
+            bound(pairs == notes - warmup, "pairs " pairs " = " notes - warmup)
+            bound(ns == notes && ng == notes, "sounds " ns " = GO writes " ng " = notes " notes)
+            bound(underruns == 0, "underruns = 0")
+            bound(magnitude(median) <= limit, "|median| <= " limit " ms")
+            bound(pairs > 0 && p99 <= limit, "p99 <= " limit " ms")
+            verdict()
+        }'
+}
+
+# Force feedback as ff-memless plays it: the same client session played by Linux's drv260x (through
+# ff-memless) and by hapticd, both drive timelines (the fixture's "NS PERMILLE" lines) compared at
+# absolute scale, on ff-memless's terms. drv260x writes one byte of ff-memless's 16-bit magnitude
+# (whose two bytes ff-mix keeps equal) to RTP_INPUT, which the chip reads signed (full scale 127): it
+# drives byte/127, twice the magnitude's share byte/255 of full scale. That byte, taken back from the
+# fixture's permille, gives the magnitude ff-memless computed; hapticd's drive is its share of full
+# scale. Both sampled every millisecond for 1.2 s from each session's start.
+#
+#   gate_ff_memless KERNEL_TIMELINE OURS_TIMELINE KERNEL_START_NS OURS_START_NS
+gate_ff_memless() {
+    awk -v kernel_file="$1" -v start_k="$3" -v start_o="$4" "$GATE_AWK"'
+        { f = FILENAME == kernel_file ? 1 : 2; t[f, ++n[f]] = $1; v[f, n[f]] = $2 }
+        function level(f, at,   i, value) {
+            value = 0
+            for (i = 1; i <= n[f]; i++) { if (t[f, i] <= at) value = v[f, i]; else break }
+            value = magnitude(value)
+            return f == 1 ? int(value * 127 / 1000 + 0.5) * 1000 / 255 : value
+        }
+        function median(list, count) { sorted(list, count); return count ? list[int((count + 1) / 2)] : 0 }
+        END {
+            for (f = 1; f <= 2; f++) {
+                start = f == 1 ? start_k : start_o; peak[f] = 0; onset[f] = -1; end[f] = -1
+                for (k = 0; k < 1200; k++) {
+                    s[f, k] = level(f, start + k * 1000000)
+                    if (s[f, k] > peak[f]) peak[f] = s[f, k]
+                    if (onset[f] < 0 && s[f, k] > 0) onset[f] = k
+                    if (k > 0 && s[f, k] == 0 && s[f, k - 1] > 0) end[f] = k
+                }
+                final[f] = n[f] ? v[f, n[f]] : -1
+                one = 0; both = 0; split("", a); split("", b)
+                for (k = 50; k <= 180; k++) a[++one] = s[f, k]
+                for (k = 300; k <= 550; k++) b[++both] = s[f, k]
+                ratio[f] = median(a, one) > 0 ? median(b, both) / median(a, one) : 0
+            }
+            total = 0
+            for (k = 0; k < 1200; k++) total += magnitude(s[1, k] - s[2, k])
+            similarity = peak[1] > 0 ? 1 - total / 1200 / peak[1] : 0
+            peaks = peak[1] > 0 ? peak[2] / peak[1] : 0
+            printf "onset drv260x %d ms, hapticd %d ms; end %d ms and %d ms; peak magnitude %.0f and %.0f permille of full scale (ratio %.3f; drv260x drove %d permille: its byte/127); both effects over the rumble alone %.2f and %.2f; similarity %.3f\n", onset[1], onset[2], end[1], end[2], peak[1], peak[2], peaks, int(peak[1] * 255 / 1000 + 0.5) * 1000 / 127, ratio[1], ratio[2], similarity
+            bound(onset[1] >= 0 && onset[2] >= 0 && magnitude(onset[2] - onset[1]) <= 10, "onset within 10 ms of drv260x")
+            bound(end[1] >= 0 && end[2] >= 0 && magnitude(end[2] - end[1]) <= 20, "end within 20 ms")
+            bound(peaks >= 0.95 && peaks <= 1.05, "peak ratio 0.95...1.05")
+            bound(ratio[2] >= 1.6 && ratio[2] <= 2.4, "both effects add (1.6...2.4)")
+            bound(final[1] == 0 && final[2] == 0, "standby after the effects")
+            bound(similarity >= 0.90, "similarity >= 0.90")
+            verdict()
+        }' "$1" "$2"
+}
+
+# Force feedback through hapticd's uinput device: how long the fixture saw the chip driven
+# (nonzero real-time drive) while a client's rumble played SECONDS, and that it stopped.
+#
+#   gate_force_feedback TIMELINE SECONDS
+gate_force_feedback() {
+    awk -v seconds="$2" "$GATE_AWK"'
+        { t[++n] = $1; v[n] = $2 }
+        END {
+            driven = 0; first = -1; last = -1; peak = 0
+            for (i = 1; i <= n; i++) {
+                if (v[i] != 0 && first < 0) first = t[i]
+                if (v[i] != 0 && i < n) driven += t[i + 1] - t[i]
+                if (v[i] == 0 && i > 1 && v[i - 1] != 0) last = t[i]
+                if (magnitude(v[i]) > peak) peak = magnitude(v[i])
+            }
+            span = first >= 0 && last >= 0 ? (last - first) / 1e9 : 0
+            printf "the fixture saw the chip driven %.2f s of the %.1f s rumble (%d changes, peak %d permille), from its first drive to its stop %.2f s; last level %d\n", driven / 1e9, seconds, n, peak, span, n ? v[n] : 0
+            bound(driven / 1e9 >= 0.9 * seconds, "driven >= 90 % of " seconds " s")
+            bound(span <= seconds + 0.5, "stopped within 0.5 s of the rumble")
+            bound(n > 0 && v[n] == 0, "not driving after")
+            verdict()
+        }' "$1"
+}
+
+# Our driver's demo on the DA7280 fixture. LOW and HIGH: the peak drive's range in thousandths of
+# NOMMAX, computed by the caller from the board file.
+#
+#   gate_da7280_demo PLAYED EXPECTED FROM_MEMORY MIN_FROM_MEMORY CHANGES PEAK LOW HIGH LEFT_DRIVING
+gate_da7280_demo() {
+    awk -v played="$1" -v expected="$2" -v memory="$3" -v minimum="$4" -v changes="$5" -v peak="$6" \
+        -v low="$7" -v high="$8" -v left="$9" "$GATE_AWK"'
+        BEGIN {
+            printf "%d feedbacks played, %d of them from the waveform memory, %d drive changes, peak %d permille of NOMMAX, %d left driving\n", played, memory, changes, peak, left
+            bound(played == expected, "played " played " = " expected)
+            bound(memory >= minimum, "from memory >= " minimum)
+            bound(changes > 0, "drive changes > 0")
+            bound(peak >= low && peak <= high, "peak " low "..." high " permille")
+            bound(left == 0, "not driving after")
+            verdict()
+        }'
+}
+
+# A ROM effect longer than its estimate: the fixture's GO timeline ("NS set|chip|stopped"), and how
+# long `haptic effect` said it played. The end must be the chip's (GO cleared at the effect's end,
+# not by a write) and no later than MODELLED_MS + 100 ms, and the driver must have waited for it
+# (not stopped at an old give-up point, nor waited out its deadline).
+#
+#   gate_long_effect GO_TIMELINE PLAYED_SECONDS MODELLED_MS
+gate_long_effect() {
+    awk -v played="$2" -v modelled="$3" "$GATE_AWK"'
+        $2 == "set" { sets++; set = $1 }
+        $2 == "chip" || $2 == "stopped" { cleared = $2; end = $1 }
+        END {
+            length_ms = set && end ? (end - set) / 1e6 : 0
+            printf "GO set %d time(s), cleared by %s after %.0f ms (modelled %d ms); haptic effect played %.0f ms\n", sets, cleared == "" ? "nothing" : cleared == "chip" ? "the chip" : "a write", length_ms, modelled, played * 1000
+            bound(sets == 1 && cleared == "chip", "GO cleared by the chip")
+            bound(length_ms >= modelled - 10 && length_ms <= modelled + 100, "GO " modelled - 10 "..." modelled + 100 " ms")
+            bound(played * 1000 >= length_ms - 20, "played to GO clearing (>= GO - 20 ms)")
+            bound(played * 1000 <= modelled + 100, "played <= " modelled + 100 " ms")
+            verdict()
+        }' "$1"
+}
+
+# hapticd killed mid-pattern: the chip left driving, then `haptic stop`, then a daemon started on a
+# chip left driving again. MODE 05 is real time; 40 is standby.
+#
+#   gate_daemon_killed LEFT_MODE LEFT_RTP STOPPED_MODE STOPPED_RTP AGAIN_MODE AGAIN_RTP RESTARTED_MODE RESTARTED_RTP
+gate_daemon_killed() {
+    awk -v lm="$1" -v lr="$2" -v sm="$3" -v sr="$4" -v am="$5" -v ar="$6" -v rm="$7" -v rr="$8" "$GATE_AWK"'
+        BEGIN {
+            printf "killed: MODE %s RTP %s; after haptic stop: MODE %s RTP %s; killed again: MODE %s RTP %s; after a restart: MODE %s RTP %s\n", lm, lr, sm, sr, am, ar, rm, rr
+            bound(lm == "05" && lr != "00", "driving when killed")
+            bound(sm == "40" && sr == "00", "standby after haptic stop")
+            bound(am == "05" && ar != "00", "driving when killed again")
+            bound(rm == "40" && rr == "00", "standby after a restart")
+            verdict()
+        }'
+}

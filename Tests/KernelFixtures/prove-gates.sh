@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: Apache-2.0
+# Every VM gate seen failing: runs the gates of Tests/KernelFixtures/gates.sh (the file the VM's
+# init sources, not a copy) outside the VM, on what a VM run recorded (Tests/KernelFixtures/recorded,
+# made by `Scripts/kernel-test --record`), first as recorded (each must pass), then with a planted
+# fault (each must fail). Run by `Scripts/kernel-test --prove-gates` under busybox sh, the VM's shell.
+#
+#   busybox sh prove-gates.sh GATES_FILE RECORDED_DIRECTORY
+. "$1"
+recorded="$2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+planted=0 caught=0 broken=0
+
+value() { sed -n "s/^$2 //p" "$recorded/$1/values"; }
+# shift_column FILE COLUMN NANOSECONDS [PATTERN]: adds to a column's times (of the lines matching).
+shift_column() { awk -v c="$2" -v d="$3" -v p="${4:-.}" '$0 ~ p { $c = $c + d } { print }' "$1"; }
+
+# clean NAME GATE ARGS...: the recorded run must pass its gate.
+clean() {
+    name=$1
+    shift
+    if "$@" > "$work/out"; then
+        echo "clean $name: passed"
+    else
+        echo "clean $name: FAILED on its own recording"
+        sed 's/^/    /' "$work/out"
+        broken=$((broken + 1))
+    fi
+}
+# plant FAULT GATE ARGS...: the gate must fail; prints what it missed.
+plant() {
+    fault=$1
+    shift
+    planted=$((planted + 1))
+    if "$@" > "$work/out"; then
+        echo "planted $fault: NOT caught"
+        sed 's/^/    /' "$work/out"
+    else
+        caught=$((caught + 1))
+        echo "planted $fault: caught: $(grep '^missed:' "$work/out" | sed 's/^missed: //' | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+    fi
+}
+
+# HIL-AV-SYNC: 13 notes 0.4 s apart, the first a warm-up, 5 ms.
+sounds="$recorded/av-sync/av.txt" go="$recorded/av-sync/av-go.txt" underruns=$(value av-sync underruns)
+clean av-sync gate_av_sync 13 1 400 5 "$sounds" "$go" "$underruns"
+shift_column "$sounds" 2 400000000 '^onset' > "$work/late-note.txt"
+plant "av-sync: the sound shifted by one note" gate_av_sync 13 1 400 5 "$work/late-note.txt" "$go" "$underruns"
+shift_column "$go" 1 200000000 > "$work/twice.txt"
+plant "av-sync: the audio latency (200 ms) counted twice" gate_av_sync 13 1 400 5 "$sounds" "$work/twice.txt" "$underruns"
+awk '/^onset/ && ++n == 6 { next } { print }' "$sounds" > "$work/missing.txt"
+plant "av-sync: one sound missing" gate_av_sync 13 1 400 5 "$work/missing.txt" "$go" "$underruns"
+shift_column "$sounds" 2 6000000 '^onset' > "$work/six.txt"
+plant "av-sync: every sound 6 ms late" gate_av_sync 13 1 400 5 "$work/six.txt" "$go" "$underruns"
+
+# HIL-FF-MEMLESS.
+kernel="$recorded/ff-memless/timeline-drv260x.txt" ours="$recorded/ff-memless/timeline-hapticd.txt"
+set -- $(value ff-memless starts)
+kernel_start=$1 ours_start=$2
+clean ff-memless gate_ff_memless "$kernel" "$ours" "$kernel_start" "$ours_start"
+awk '{ $2 = int($2 * 4 / 3 + 0.5) } { print }' "$ours" > "$work/no-gain.txt"
+plant "ff-memless: the gain (75 %) ignored" gate_ff_memless "$kernel" "$work/no-gain.txt" "$kernel_start" "$ours_start"
+awk -v start="$ours_start" '{ t[NR] = $1; v[NR] = $2 } END { for (i = 1; i <= NR; i++) { if (i == NR && v[i] == 0) t[i] += 150000000; print t[i], v[i] } }' "$ours" > "$work/long.txt"
+plant "ff-memless: the periodic effect running 150 ms long" gate_ff_memless "$kernel" "$work/long.txt" "$kernel_start" "$ours_start"
+shift_column "$ours" 1 50000000 > "$work/late.txt"
+plant "ff-memless: every effect 50 ms late" gate_ff_memless "$kernel" "$work/late.txt" "$kernel_start" "$ours_start"
+
+# HIL-FORCE-FEEDBACK: fftest's rumble for 3 s.
+rumble="$recorded/force-feedback/ff-rumble-timeline.txt"
+clean force-feedback gate_force_feedback "$rumble" 3
+awk '{ $2 = 0 } { print }' "$rumble" > "$work/zero.txt"
+plant "force-feedback: the chip woken and driven at 0" gate_force_feedback "$work/zero.txt" 3
+awk 'NR == 1 { first = $1 } { if ($1 > first + 1500000000 && !cut) { print first + 1500000000, 0; cut = 1 } if (!cut) print }' "$rumble" > "$work/short.txt"
+plant "force-feedback: the rumble stopped after 1.5 s" gate_force_feedback "$work/short.txt" 3
+
+# HIL-DA7280 (ours): played, from memory, changes, peak, low, high, left driving.
+set -- $(value da7280-demo figures)
+clean da7280-demo gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" "$5" "$6" "$7"
+plant "da7280-demo: a table streaming zeros" gate_da7280_demo "$1" 23 "$2" 12 "$3" 0 "$5" "$6" "$7"
+
+# HIL-LONG-EFFECT: effect 47 at 360 %, modelled 900 ms.
+long="$recorded/long-effect/long-go.txt" played=$(value long-effect played)
+clean long-effect gate_long_effect "$long" "$played" 900
+plant "long-effect: waiting out the deadline (1251 ms)" gate_long_effect "$long" 1.251 900
+awk '$2 == "set" { print; print $1 + 750000000, "stopped" }' "$long" > "$work/cut.txt"
+plant "long-effect: stopped at the old give-up point (estimate + 500 ms)" gate_long_effect "$work/cut.txt" 0.75 900
+
+# HIL-DAEMON-KILLED: MODE/RTP killed, stopped, killed again, restarted.
+set -- $(value daemon-killed modes)
+clean daemon-killed gate_daemon_killed "$@"
+plant "daemon-killed: not driving before the restart" gate_daemon_killed "$1" "$2" "$3" "$4" 40 00 "$7" "$8"
+
+echo "gate proofs: $caught of $planted planted faults caught"
+[ "$broken" -eq 0 ] && [ "$caught" -eq "$planted" ]
