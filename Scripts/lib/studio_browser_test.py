@@ -7,9 +7,11 @@ usage: studio_browser_test.py BASE_URL SCREENSHOT HAPTIC_FILE
 """
 import json
 import math
+import os
 import struct
 import sys
 import tempfile
+import time
 import urllib.request
 import wave
 
@@ -44,11 +46,27 @@ def click(selector, tries=10):
                 raise
 
 
+# Downloads (the page's .haptic) land here, to be read back.
+downloads = tempfile.mkdtemp(prefix="studio-downloads-")
+def click_at(selector, x, y, tries=10):
+    """Clicks `selector`'s element at (x, y) from its centre, found again if a redraw replaced it."""
+    for attempt in range(tries):
+        try:
+            ActionChains(driver).move_to_element_with_offset(driver.find_element(By.CSS_SELECTOR, selector), x, y).click().perform()
+            return
+        except StaleElementReferenceException:
+            if attempt == tries - 1:
+                raise
+
+
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900", "--disable-gpu"]:
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900", "--disable-gpu",
+                 "--autoplay-policy=no-user-gesture-required"]:
     options.add_argument(argument)
+options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
 driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
 driver.set_script_timeout(30)
 wait = WebDriverWait(driver, 20)
 try:
@@ -83,16 +101,14 @@ try:
 
     # An intensity control curve, point by point: two clicks in its lane.
     for offset in (-200, 0):
-        # Every edit redraws the timeline: find the lane again each time.
-        lane = driver.find_element(By.CSS_SELECTOR, "rect[data-curve='HapticIntensityControl']")
-        ActionChains(driver).move_to_element_with_offset(lane, offset, 0).click().perform()
+        # Every edit redraws the timeline: the lane is found again each time.
+        click_at("rect[data-curve='HapticIntensityControl']", offset, 0)
     points = driver.execute_script("return window.studio.model()")["curves"]["HapticIntensityControl"]
     check(len(points) == 2, f"two intensity control points drawn ({len(points)})")
 
     # The lower lane edits the time controls the renderer applies too, each exported as its own curve.
     Select(driver.find_element(By.ID, "curve-choice")).select_by_value("HapticAttackTimeControl")
-    lane = driver.find_element(By.CSS_SELECTOR, "rect[data-curve='HapticAttackTimeControl']")
-    ActionChains(driver).move_to_element_with_offset(lane, 0, -5).click().perform()
+    click_at("rect[data-curve='HapticAttackTimeControl']", 0, -5)
     attack = driver.execute_script("return window.studio.model()")["curves"]["HapticAttackTimeControl"]
     exported_ids = [element["ParameterCurve"]["ParameterID"] for element in driver.execute_script("return window.studio.exportAHAP()")["Pattern"]
                     if "ParameterCurve" in element]
@@ -173,9 +189,24 @@ try:
           and abs(values["HapticIntensity"] - buzz["intensity"]) < 1e-4, "the buzz reads back with the edited duration, sharpness and intensity")
     curves = [element["ParameterCurve"] for element in read_back["Pattern"] if "ParameterCurve" in element]
     check(len(curves) == 1 and len(curves[0]["ParameterCurveControlPoints"]) == 2, "the control curve reads back with its two points")
-    # The page's own import of its export is the same model (what a designer reopens is what they saved).
-    check(driver.execute_script("return JSON.stringify(window.studio.exportAHAP().Pattern)") == json.dumps(ahap["Pattern"], separators=(",", ":")),
-          "exporting twice gives the same pattern")
+    # Re-import: the exported AHAP opened through the page is the model that was exported (what a
+    # designer reopens is what they saved), ids aside.
+    def designed(model):
+        events = [{key: value for key, value in event.items() if key != "id"} for event in model["events"]]
+        curves = {key: points for key, points in model["curves"].items() if points}
+        return sorted(events, key=lambda event: (event["time"], event["type"])), curves
+
+    with tempfile.NamedTemporaryFile("w", suffix=".ahap", delete=False) as file:
+        file.write(exported)
+    upload = driver.find_element(By.ID, "import")
+    driver.execute_script("arguments[0].hidden = false", upload)
+    upload.send_keys(file.name)
+    driver.execute_script("arguments[0].hidden = true", upload)
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), file.name.split("/")[-1]))
+    reopened = driver.execute_script("return window.studio.model()")
+    check(designed(reopened) == designed(model),
+          f"re-import: the exported AHAP opened in the page is the exported model ({len(reopened['events'])} events, "
+          f"{sum(len(points) for points in designed(reopened)[1].values())} curve points)")
 
     # Meta's .haptic: the page's button, and the same export over the API, with the tap as an emphasis.
     driver.find_element(By.ID, "download-haptic").click()
@@ -186,6 +217,22 @@ try:
     points = meta["signals"]["continuous"]["envelopes"]["amplitude"]
     check(sum(1 for point in points if "emphasis" in point) == 1 and max(point["amplitude"] for point in points) > 0,
           f"export: the pattern as Meta's .haptic, the tap an emphasis on the buzz's envelope ({len(points)} points)")
+    # The file the browser saved: read back, the same envelopes and emphasis as the API's export.
+    downloaded = os.path.join(downloads, "pattern.haptic")
+    for _ in range(100):
+        if os.path.exists(downloaded) and not os.path.exists(downloaded + ".crdownload"):
+            break
+        time.sleep(0.1)
+    try:
+        with open(downloaded) as file:
+            saved = json.load(file)
+    except (OSError, ValueError) as error:
+        saved = {"error": str(error)}
+    saved_envelopes = saved.get("signals", {}).get("continuous", {}).get("envelopes", {})
+    check(saved_envelopes == meta["signals"]["continuous"]["envelopes"]
+          and sum(1 for point in saved_envelopes.get("amplitude", []) if "emphasis" in point) == 1,
+          f".haptic download: {downloaded} reads back with the export's amplitude and frequency envelopes and its one emphasis "
+          f"({len(saved_envelopes.get('amplitude', []))} amplitude points)")
 
     # Import through the page (Meta's .haptic format): the reader's notes are shown, and it plays.
     upload = driver.find_element(By.ID, "import")
@@ -220,8 +267,8 @@ try:
     rate = 44100
     samples = [0.0] * (2 * rate)
     for index in range(len(samples)):
-        time = index / rate
-        samples[index] = 0.2 * time / 2 * math.sin(2 * math.pi * 220 * time)
+        moment = index / rate
+        samples[index] = 0.2 * moment / 2 * math.sin(2 * math.pi * 220 * moment)
     for click in clicks:
         for offset in range(80):
             samples[int(click * rate) + offset] += 0.9 * math.exp(-offset / 25) * (1 if offset % 2 == 0 else -1)
@@ -237,10 +284,40 @@ try:
     picker.send_keys(sound_path)
     driver.execute_script("arguments[0].hidden = true", picker)
     wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "of sound"))
-    # Read in the page in one step: a redraw may replace the element between a find and a read.
-    strokes = driver.execute_script(
-        "const wave = document.querySelector('#timeline .sound-wave'); return wave ? wave.getAttribute('d') : ''").count("M")
-    check(strokes >= 350, f"audio: the sound's waveform is drawn on its lane ({strokes} strokes for 2 s)")
+    # The lane against the sound's real envelope: each drawn stroke's height (one per 5 ms window)
+    # beside the window's peak-to-peak in the samples, and the loudest three (the clicks) at the
+    # same places, one window either way. Read in the page in one step: a redraw may replace the element between a find
+    # and a read.
+    path = driver.execute_script(
+        "const wave = document.querySelector('#timeline .sound-wave'); return wave ? wave.getAttribute('d') : ''")
+    strokes = [[float(value) for value in stroke.replace("L", " ").split()] for stroke in path.split("M")[1:]]
+    strokes = [stroke for stroke in strokes if len(stroke) == 4]
+    drawn = [abs(stroke[3] - stroke[1]) for stroke in strokes]
+    # Where each stroke is on the timeline, by the page's own scale: its window's index.
+    left, per_second = driver.execute_script("return [left, pxPerSecond]")
+    placed = [round((stroke[0] - left) / per_second / 0.005) for stroke in strokes]
+    # The same 5 ms windows of the samples (the page reads them at its audio context's rate).
+    bounds = [(int(i * 0.005 * rate), int((i + 1) * 0.005 * rate)) for i in range(int(len(samples) / rate / 0.005))]
+    real = [max(samples[a:b]) - min(samples[a:b]) for a, b in bounds]
+
+    def loudest(levels, count=3, apart=20):
+        picked = []
+        for index in sorted(range(len(levels)), key=lambda index: -levels[index]):
+            if all(abs(index - other) >= apart for other in picked):
+                picked.append(index)
+            if len(picked) == count:
+                break
+        return sorted(picked)
+
+    scale = max(drawn or [1]) / max(real)
+    difference = sum(abs(a - b * scale) for a, b in zip(drawn, real)) / max(1, len(real)) / max(drawn or [1])
+    # Within one window: the browser resamples the sound to its context's rate, whose filter spreads
+    # a click into the window before it.
+    at = sorted(placed[i] for i in loudest(drawn))
+    check(abs(len(drawn) - len(real)) <= 1 and all(abs(a - b) <= 1 for a, b in zip(at, loudest(real))) and difference < 0.05,
+          f"audio: the sound's lane follows its envelope ({len(drawn)} windows of 5 ms; the loudest drawn at "
+          f"{[round(i * 0.005, 3) for i in at]} s, in the samples {[round(i * 0.005, 3) for i in loudest(real)]} s; "
+          f"mean difference {difference:.3f} of full height)")
     driver.find_element(By.ID, "make-haptics").click()
     wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "messages"), "made from the sound"))
     model = driver.execute_script("return window.studio.model()")
@@ -249,6 +326,32 @@ try:
     check(all(distance <= 0.01 for distance in near) and len(found) <= len(clicks) + 1
           and any(event["type"] == "continuous" for event in model["events"]),
           f"audio: made haptics from the sound, transients at {found} for clicks at {clicks}")
+    # Play: the sound starts in the page with the pattern's request to the chip (the page's clock),
+    # its whole length, on a running audio context.
+    driver.execute_script("""
+        window.heard = [];
+        const start = AudioBufferSourceNode.prototype.start;
+        AudioBufferSourceNode.prototype.start = function (...args) {
+            window.heard.push({ at: performance.now(), seconds: this.buffer ? this.buffer.duration : 0, context: this.context.state });
+            return start.apply(this, args);
+        };
+        const fetched = window.fetch;
+        window.fetch = function (url, ...rest) {
+            if (String(url).includes("/api/play")) window.heard.push({ request: performance.now() });
+            return fetched.call(this, url, ...rest);
+        };
+        document.getElementById("report").textContent = "";""")
+    driver.find_element(By.ID, "play").click()
+    wait.until(expected_conditions.text_to_be_present_in_element((By.ID, "report"), "played"))
+    heard = driver.execute_script("return window.heard")
+    starts = [entry for entry in heard if "seconds" in entry]
+    requests = [entry["request"] for entry in heard if "request" in entry]
+    lead = requests[0] - starts[0]["at"] if starts and requests else None
+    check(len(starts) == 1 and abs(starts[0]["seconds"] - 2.0) < 0.01 and starts[0]["context"] == "running"
+          and lead is not None and 0 <= lead <= 50,
+          f"audio: the sound starts with the pattern: {starts[0]['seconds'] if starts else 0:.2f} s of sound started "
+          f"{lead if lead is not None else float('nan'):.1f} ms before the pattern's play request, its audio context "
+          f"{starts[0]['context'] if starts else 'never made'}")
 
     driver.save_screenshot(screenshot)
     image = Image.open(screenshot).convert("RGB")

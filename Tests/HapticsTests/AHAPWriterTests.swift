@@ -24,6 +24,27 @@ import Testing
         #expect(try parse(written, curveTimes: .relative).pattern == pattern)
     }
 
+    /// Each event type goes out with its own parameters: an AudioCustom event with its AudioVolume
+    /// and AudioPan and the release it was given, none of a haptic event's; the transient beside it
+    /// with its intensity, sharpness and envelope. Both read back equal.
+    @Test func eachEventTypeIsWrittenWithItsOwnParameters() throws {
+        let pattern = HapticPattern(events: [
+            .init(type: .hapticTransient, time: 0, intensity: 0.5, sharpness: 0.25),
+            .init(
+                type: .audioCustom, time: 0.1, duration: 0.5, releaseTime: 0.3, audioParameters: ["AudioVolume": 0.5, "AudioPan": -0.2],
+                waveformPath: "tap.wav")
+        ])
+        let written = try AHAPWriter.write(pattern)
+        let json = try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any]
+        let events = (json?["Pattern"] as? [[String: Any]])?.compactMap { $0["Event"] as? [String: Any] } ?? []
+        func parameters(_ event: [String: Any]?) -> [String] {
+            ((event?["EventParameters"] as? [[String: Any]]) ?? []).compactMap { $0["ParameterID"] as? String }
+        }
+        #expect(parameters(events.first) == ["HapticIntensity", "HapticSharpness", "AttackTime", "DecayTime", "ReleaseTime", "Sustained"])
+        #expect(parameters(events.last) == ["AudioPan", "AudioVolume", "ReleaseTime"], "\(written)")
+        #expect(try parse(written, curveTimes: .relative).pattern == pattern)
+    }
+
     /// Random patterns within AHAP's ranges: written, read back, equal (a fixed seed, so a failure
     /// repeats).
     @Test func randomPatternsRoundTrip() throws {

@@ -328,6 +328,19 @@ struct CorpusTests {
 
     let continuous = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 0.5)])
 
+    /// A pattern started now drives the chip in the call that starts it, before its thread (or,
+    /// here, the virtual clock's work) runs: a force-feedback effect's onset is the play's, as in
+    /// the kernel's ff-memless.
+    @Test func aPatternStartedNowDrivesInTheStartCall() throws {
+        let (engine, chip, clock) = try patternRig()
+        let player = PatternPlayer(engine: engine, pattern: PatternRenderer(strategy: .realTime).render(continuous))
+        let start = clock.now
+        player.start()
+        #expect(clock.now == start)
+        #expect(chip.registers[.mode] & 0x47 == 0x05 && chip.registers[.realTimePlaybackInput] != 0, "not driving after start()")
+        #expect(player.runToCompletion() == .finished)
+    }
+
     @Test func streamsOnTimeAndEndsStopped() throws {
         let (engine, chip, clock) = try patternRig()
         let rendered = PatternRenderer(strategy: .realTime).render(

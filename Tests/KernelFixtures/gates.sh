@@ -24,11 +24,11 @@ function sorted(list, count,   i, j, swap) {
 # rank: of 12 offsets, the largest. "GO spacing" is how far the paired notes' GO writes strayed from
 # the notes' spacing: the haptic side's own timing, which a stall of the machine disturbs.
 #
-#   gate_av_sync NOTES WARMUP SPACING_MS BOUND_MS SOUNDS GO_WRITES UNDERRUNS
+#   gate_av_sync NOTES WARMUP SPACING_MS MEDIAN_MS P99_MS SOUNDS GO_WRITES UNDERRUNS
 # SOUNDS: "onset NS" lines (av-capture); GO_WRITES: "NS" lines (the fixture's drive_onsets).
 gate_av_sync() {
-    { sed -n 's/^onset /S /p' "$5"; sed -n 's/^\([0-9][0-9]*\)$/G \1/p' "$6"; } | awk -v notes="$1" -v warmup="$2" \
-        -v spacing="$3" -v limit="$4" -v underruns="$7" "$GATE_AWK"'
+    { sed -n 's/^onset /S /p' "$6"; sed -n 's/^\([0-9][0-9]*\)$/G \1/p' "$7"; } | awk -v notes="$1" -v warmup="$2" \
+        -v spacing="$3" -v median_limit="$4" -v limit="$5" -v underruns="$8" "$GATE_AWK"'
         $1 == "S" { s[++ns] = $2 }
         $1 == "G" { g[++ng] = $2 }
         END {
@@ -41,11 +41,11 @@ gate_av_sync() {
             p99 = pairs ? all[rank] : 0
             stray = 0
             for (k = warmup + 2; k <= ng; k++) { d = magnitude((g[k] - g[k - 1]) / 1e6 - spacing); if (d > stray) stray = d }
-            printf "%d of %d paired note by note (%d notes, the first %d a warm-up; %d sounds, %d GO writes), offset median %.2f ms, p99 %.2f ms; underruns %d; GO spacing strayed %.2f ms from %d ms\n", pairs, notes - warmup, notes, warmup, ns, ng, median, p99, underruns, stray, spacing
+            printf "%d of %d paired note by note (%d notes, %d of them a warm-up; %d sounds, %d GO writes), offset median %.2f ms, p99 %.2f ms; underruns %d; GO spacing strayed %.2f ms from %d ms\n", pairs, notes - warmup, notes, warmup, ns, ng, median, p99, underruns, stray, spacing
             bound(pairs == notes - warmup, "pairs " pairs " = " notes - warmup)
             bound(ns == notes && ng == notes, "sounds " ns " = GO writes " ng " = notes " notes)
             bound(underruns == 0, "underruns = 0")
-            bound(magnitude(median) <= limit, "|median| <= " limit " ms")
+            bound(magnitude(median) <= median_limit, "|median| <= " median_limit " ms")
             bound(pairs > 0 && p99 <= limit, "p99 <= " limit " ms")
             verdict()
         }'

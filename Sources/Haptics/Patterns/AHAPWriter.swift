@@ -31,12 +31,24 @@ public enum AHAPWriter {
                 let control = pattern.control(.hapticIntensityControl, at: event.time)
                 if control > 0 { intensity = min(1, intensity / control) }
             }
-            var parameters: [Value] = [
-                Value(id: "HapticIntensity", value: intensity), Value(id: "HapticSharpness", value: event.sharpness),
-                Value(id: "AttackTime", value: event.attackTime), Value(id: "DecayTime", value: event.decayTime),
-                Value(id: "ReleaseTime", value: event.releaseTime), Value(id: "Sustained", value: event.sustained ? 1 : 0)
-            ]
-            parameters += event.audioParameters.keys.sorted().compactMap { key in event.audioParameters[key].map { Value(id: key, value: $0) } }
+            // Each event type's own parameters: a haptic event's intensity, sharpness and envelope,
+            // always explicit; an audio event's AudioVolume, AudioPan, AudioPitch, AudioBrightness,
+            // and the envelope only where it was given (AHAP's defaults are read back the same).
+            var parameters: [Value]
+            if event.type.isHaptic {
+                parameters = [
+                    Value(id: "HapticIntensity", value: intensity), Value(id: "HapticSharpness", value: event.sharpness),
+                    Value(id: "AttackTime", value: event.attackTime), Value(id: "DecayTime", value: event.decayTime),
+                    Value(id: "ReleaseTime", value: event.releaseTime), Value(id: "Sustained", value: event.sustained ? 1 : 0)
+                ]
+            } else {
+                parameters = event.audioParameters.keys.sorted().compactMap { key in event.audioParameters[key].map { Value(id: key, value: $0) } }
+                let envelope: [(String, Double, Double)] = [
+                    ("AttackTime", event.attackTime, 0), ("DecayTime", event.decayTime, 0), ("ReleaseTime", event.releaseTime, 0),
+                    ("Sustained", event.sustained ? 1 : 0, 1)
+                ]
+                parameters += envelope.filter { $0.1 != $0.2 }.map { Value(id: $0.0, value: $0.1) }
+            }
             let duration = event.type != .hapticTransient || event.duration > 0 ? event.duration : nil
             elements.append(
                 .event(

@@ -159,6 +159,11 @@ public final class PatternPlayer: Sendable {
             state.status = .scheduled(at)
             state.originOffset = state.pausedOffset
         }
+        // Starting now, the first level goes out from the caller's thread: a player's thread is
+        // made for it, which took milliseconds of a force-feedback client's onset (ff-memless
+        // starts an effect in the call that plays it).
+        let running = state.withLock { $0.work.map { !$0.isCancelled } ?? false }
+        if !running, at <= clock.now { pump() }
         scheduleIfNeeded()
     }
 
