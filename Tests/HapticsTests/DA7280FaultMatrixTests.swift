@@ -90,23 +90,8 @@ let da7280FaultedOperations: [FaultedOperation<DA7280FaultRig>] = [
     feedbackOperation("DA7280: a clip from the waveform memory", .impact(.heavy)) { try DA7280FaultRig() },
     feedbackOperation("DA7280: a prepared clip", .selection) { try preparedDA7280(.selection) },
     feedbackOperation("DA7280: a streamed feedback (DRO)", .vibration(.default)) { try DA7280FaultRig() },
-    FaultedOperation(
-        name: "DA7280: a pattern streamed", prepare: { try DA7280FaultRig() },
-        run: { rig, step in
-            _ = streams(rig, step: step)
-        }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped }),
-    FaultedOperation(
-        name: "DA7280: clean-up while streaming",
-        prepare: {
-            let rig = try DA7280FaultRig()
-            rig.engine.play(.vibration(.default))
-            rig.clock.advance(by: .milliseconds(30))
-            return rig
-        },
-        run: { rig, step in
-            let errorsBefore = rig.reportedErrors
-            step(!rig.engine.shutdown() || rig.reportedErrors > errorsBefore)
-        }, recovers: { playsAndStops($0) })
+    patternStreamOperation("DA7280: a pattern streamed") { try DA7280FaultRig() },
+    cleanUpWhilePlayingOperation("DA7280: clean-up while streaming") { try DA7280FaultRig() }
 ]
 
 /// The DRV2605's fault matrix on the DA7280: every transaction of each operation (a clip played

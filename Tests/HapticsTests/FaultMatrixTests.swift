@@ -140,6 +140,31 @@ func feedbackOperation<Rig>(_ name: String, _ feedback: Feedback, prepare: @esca
         }, recovers: { playsAndStops($0) })
 }
 
+/// A pattern streamed by a `PatternPlayer` on a rig that `prepare` made.
+func patternStreamOperation<Rig>(_ name: String, prepare: @escaping @Sendable () throws -> Rig) -> FaultedOperation<Rig> {
+    FaultedOperation(
+        name: name, prepare: prepare,
+        run: { rig, step in
+            _ = streams(rig, step: step)
+        }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped })
+}
+
+/// The engine's clean-up (`shutdown()`) 30 ms into a long feedback, on a rig that `make` made.
+func cleanUpWhilePlayingOperation<Rig>(_ name: String, make: @escaping @Sendable () throws -> Rig) -> FaultedOperation<Rig> {
+    FaultedOperation(
+        name: name,
+        prepare: {
+            let rig = try make()
+            rig.engine.play(.vibration(.default))
+            rig.clock.advance(by: .milliseconds(30))
+            return rig
+        },
+        run: { rig, step in
+            let errorsBefore = rig.reportedErrors
+            step(!rig.engine.shutdown() || rig.reportedErrors > errorsBefore)
+        }, recovers: { playsAndStops($0) })
+}
+
 /// A rig whose engine was asked to prepare `feedback` (awake, slots loaded).
 private func preparedRig(_ feedback: Feedback, trigger: Bool = false) throws -> FaultRig {
     let rig = try FaultRig(trigger: trigger)
@@ -158,11 +183,7 @@ let faultedOperations: [FaultedOperation<FaultRig>] = [
         settle(rig, for: .seconds(1)) { _ in }  // idle: EN low
         return rig
     },
-    FaultedOperation(
-        name: "RTP stream", prepare: { try FaultRig() },
-        run: { rig, step in
-            _ = streams(rig, step: step)
-        }, recovers: { rig in streams(rig) { _ in } == .finished && rig.actuatorStopped }),
+    patternStreamOperation("RTP stream") { try FaultRig() },
     FaultedOperation(
         name: "calibration", prepare: { try FaultRig() },
         run: { rig, step in
@@ -179,18 +200,7 @@ let faultedOperations: [FaultedOperation<FaultRig>] = [
                 step(verdict != .fine)
             } catch { step(true) }
         }, recovers: { rig in (try? rig.engine.withDriver { try $0.diagnose() }) == .fine && rig.actuatorStopped }),
-    FaultedOperation(
-        name: "clean-up while playing",
-        prepare: {
-            let rig = try FaultRig(enable: true)
-            rig.engine.play(.vibration(.default))
-            rig.clock.advance(by: .milliseconds(30))
-            return rig
-        },
-        run: { rig, step in
-            let errorsBefore = rig.reportedErrors
-            step(!rig.engine.shutdown() || rig.reportedErrors > errorsBefore)
-        }, recovers: { playsAndStops($0) })
+    cleanUpWhilePlayingOperation("clean-up while playing") { try FaultRig(enable: true) }
 ]
 
 /// Every transaction of a fault-free run of each operation, failed in turn in each way a bus
