@@ -165,8 +165,9 @@ public struct DA7280StoredFeedbacks: Sendable, Hashable {
     /// holds), to find a clip's sequence by its levels (`DA7280Driver.storedWaveform`).
     public func sequencesByLevels(tickMilliseconds: Double) -> [[Double]: Int] {
         var table: [[Double]: Int] = [:]
-        for (index, envelope) in envelopes.enumerated() where table[envelope.levels(tickMilliseconds: tickMilliseconds)] == nil {
-            table[envelope.levels(tickMilliseconds: tickMilliseconds)] = index
+        for (index, envelope) in envelopes.enumerated() {
+            let levels = envelope.levels(tickMilliseconds: tickMilliseconds)
+            if table[levels] == nil { table[levels] = index }
         }
         return table
     }

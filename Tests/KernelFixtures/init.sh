@@ -202,6 +202,8 @@ if [ -x /opt/haptics/fftest ] && [ -x /opt/haptics/hapticd ] && [ -e /dev/uinput
         cat /sys/module/i2c_drv2605_sim/parameters/drive_timeline > /tmp/ff-rumble-timeline.txt
         record force-feedback /tmp/ff-rumble-timeline.txt
         uploaded=$(grep -c "Uploading effect.*OK" /tmp/fftest.log)
+        # Not gated: the count of effects fftest uploads (it tries its own list; this device takes
+        # rumble and periodic ones); its rumble, the one played, is.
         echo "HIL-FORCE-FEEDBACK: fftest on /dev/input/$event uploaded $uploaded effects (its rumble, #5: $(grep -c "Uploading effect #5.*OK" /tmp/fftest.log)); hapticd's status after: $(grep -o '"standby" : [a-z]*' /tmp/ff-after.json)"
         echo "HIL-FORCE-FEEDBACK: gates: fftest uploaded its rumble, hapticd logged it playing, hapticd in standby after"
         grep -q '"standby" : true' /tmp/ff-after.json || fail "force feedback: not back in standby after fftest stopped"
@@ -356,6 +358,8 @@ else
 fi
 streamed=$(( $(cat $P/rtp_writes) - before ))
 [ "$streamed" -gt 0 ] || fail "DRV2604L: no RTP write reached the fixture"
+# Not gated: the RTP write count (the streams' tick and this emulator's speed); RTP left at is the
+# fixture's last value, and "ended not driving" is gated through each play's own read-back.
 echo "HIL-DRV2604L: the fixture as a DRV2604L (probe: $part): $played of 6 played as real-time streams (success, impact-heavy, selection, warning; a sequence with effect 47; an AHAP pattern), $streamed RTP writes, RTP left at $(cat $P/rtp_level)"
 echo "HIL-DRV2604L: gates: probe says DRV2604L, each of the 6 played as a real-time stream and ended not driving, RTP writes > 0"
 echo -1 > $P/part
@@ -382,6 +386,8 @@ python=$(ls /opt/haptics/python3* 2>/dev/null | head -1)
 if [ -n "$python" ] && [ -f /opt/haptics/python/adafruit_drv2605.py ]; then
     echo 1 > $P/fresh_chip
     if PYTHONHOME=/usr PYTHONPATH=/opt/haptics/python PYTHONDONTWRITEBYTECODE=1 "$python" /opt/haptics/python/adafruit_check.py "$BUS" > /tmp/adafruit.log 2>&1; then
+        # Not gated here: the milliseconds GO took (the emulator's polling); the script's own checks
+        # gate GO clearing, the stop and RTP 100, and it exits 1 when one fails.
         echo "HIL-ADAFRUIT: $(grep '^adafruit:' /tmp/adafruit.log)"
         echo "HIL-ADAFRUIT: gates: adafruit_check.py's own (library A, ERM open loop, GO cleared by the chip, the stop, RTP 100) exit 0"
     else
