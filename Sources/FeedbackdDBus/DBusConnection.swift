@@ -137,6 +137,22 @@ struct DBusReader {
         return value
     }
 
+    /// An `a(du)`: feedbackd's vibration pattern, (magnitude, milliseconds) pairs; the first
+    /// `limit` are kept, the rest read past.
+    func magnitudesAndDurations(limit: Int) throws(DBusWireError) -> [(magnitude: Double, milliseconds: UInt32)] {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "(du)"), "an a(du)")
+        var pairs: [(magnitude: Double, milliseconds: UInt32)] = []
+        while sd_bus_message_enter_container(message, CChar(UInt8(ascii: "r")), "du") > 0 {
+            var magnitude = 0.0
+            try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "d")), &magnitude), "a double")
+            let milliseconds = try uint32()
+            if pairs.count < limit { pairs.append((magnitude, milliseconds)) }
+            try check(sd_bus_message_exit_container(message) >= 0 ? 1 : 0, "a pair's end")
+        }
+        try check(sd_bus_message_exit_container(message) >= 0 ? 1 : 0, "the a(du)'s end")
+        return pairs
+    }
+
     /// An `a{sv}` dictionary (hints, changed properties).
     func dictionary() throws(DBusWireError) -> [String: DBusValue] {
         try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "{sv}"), "an a{sv}")
@@ -175,6 +191,11 @@ struct DBusWriter {
     func uint32(_ value: UInt32) throws(DBusWireError) {
         var value = value
         try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &value))
+    }
+
+    func bool(_ value: Bool) throws(DBusWireError) {
+        var flag: Int32 = value ? 1 : 0
+        try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "b")), &flag))
     }
 
     /// A variant holding a string.

@@ -18,6 +18,9 @@ import Logging
 ///   (`FeedbackEndReason`: an unknown or silenced event ends at once as not-found).
 /// - Property `Profile` (read and write): the global profile; `PropertiesChanged` when it
 ///   changes, whoever changed it. On the system bus only root and hapticd's user may set it.
+/// - `org.sigxcpu.Feedback.Haptic.Vibrate(s app_id, a(du) pattern) → b` (feedbackd 0.6 and
+///   later), on the same object: the app's own pattern of (magnitude 0.0-1.0, ms) pairs, as
+///   `HapticServer.vibrate` plays it; an empty pattern ends the last one.
 ///
 /// A caller that leaves the bus has its feedback ended, as feedbackd does.
 public final class FeedbackdService: Sendable {
@@ -27,6 +30,8 @@ public final class FeedbackdService: Sendable {
     public static let objectPath = "/org/sigxcpu/Feedback"
     /// The interface.
     public static let interface = "org.sigxcpu.Feedback"
+    /// The haptic interface, on the same object.
+    public static let hapticInterface = "org.sigxcpu.Feedback.Haptic"
 
     private let server: HapticServer
     private let connection: DBusConnection
@@ -81,13 +86,14 @@ public final class FeedbackdService: Sendable {
         switch (call.interface ?? Self.interface, member) {
         case (Self.interface, "TriggerFeedback"): return triggerFeedback(call, reader)
         case (Self.interface, "EndFeedback"): return endFeedback(call, reader)
+        case (Self.hapticInterface, "Vibrate"): return vibrate(call, reader)
         case ("org.freedesktop.DBus.Properties", "Get"): return getProperty(call, reader)
         case ("org.freedesktop.DBus.Properties", "GetAll"): return getAllProperties(call, reader)
         case ("org.freedesktop.DBus.Properties", "Set"): return setProperty(call, reader)
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
             return call.reply { w throws(DBusWireError) in try w.string(Self.introspection) }
-        case (Self.interface, _):
-            return call.fail(DBusCall.unknownMethod, "\(Self.interface) has no method \(member)")
+        case (Self.interface, _), (Self.hapticInterface, _):
+            return call.fail(DBusCall.unknownMethod, "\(call.interface ?? Self.interface) has no method \(member)")
         default:
             return 0
         }
@@ -117,6 +123,7 @@ public final class FeedbackdService: Sendable {
             case let other?: return call.fail(DBusCall.invalidArgs, "the profile hint is a string, not \(other)")
             }
             if case .bool(let important)? = hints["important"] { trigger.important = important }
+            if case .string(let file)? = hints["sound-file"], !file.isEmpty { trigger.soundFile = file }
         } catch {
             return call.fail(DBusCall.invalidArgs, "TriggerFeedback: \(error)")
         }
@@ -131,6 +138,24 @@ public final class FeedbackdService: Sendable {
         }
         logger.debug("hapticd: D-Bus \(call.sender) (\(trigger.app)): \(trigger.event), timeout \(trigger.timeout): id \(id)")
         return call.reply { w throws(DBusWireError) in try w.uint32(id) }
+    }
+
+    private func vibrate(_ call: DBusCall, _ reader: DBusReader) -> Int32 {
+        guard call.signature == "sa(du)" else {
+            return call.fail(DBusCall.invalidArgs, "Vibrate takes (s app_id, a(du) pattern), not (\(call.signature))")
+        }
+        let app: String
+        let pattern: [(magnitude: Double, milliseconds: UInt32)]
+        do {
+            app = try reader.string()
+            pattern = try reader.magnitudesAndDurations(limit: HapticServer.vibrateMaximumPairs)
+        } catch {
+            return call.fail(DBusCall.invalidArgs, "Vibrate: \(error)")
+        }
+        guard !app.isEmpty else { return call.fail(DBusCall.invalidArgs, "app_id must not be empty (e.g. org.example.Game)") }
+        let played = server.vibrate(app: String(app.prefix(128)), pattern: pattern, owner: call.sender)
+        logger.debug("hapticd: D-Bus \(call.sender) (\(app)): Vibrate \(pattern.count) pair(s): \(played ? "plays" : "refused")")
+        return call.reply { w throws(DBusWireError) in try w.bool(played) }
     }
 
     private func endFeedback(_ call: DBusCall, _ reader: DBusReader) -> Int32 {
@@ -210,6 +235,13 @@ public final class FeedbackdService: Sendable {
               <arg type="u" name="reason"/>
             </signal>
             <property name="Profile" type="s" access="readwrite"/>
+          </interface>
+          <interface name="org.sigxcpu.Feedback.Haptic">
+            <method name="Vibrate">
+              <arg direction="in" type="s" name="app_id"/>
+              <arg direction="in" type="a(du)" name="pattern"/>
+              <arg direction="out" type="b" name="success"/>
+            </method>
           </interface>
           <interface name="org.freedesktop.DBus.Properties">
             <method name="Get">

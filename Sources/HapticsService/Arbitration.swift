@@ -75,9 +75,14 @@ public struct ServiceArbiter: Sendable {
     public var globalProfile: FeedbackProfile = .full
     /// Per application, as each set it.
     public private(set) var appProfiles: [String: FeedbackProfile] = [:]
-    /// Whether `important` requests of alarm and call importance may play through a profile that
-    /// would silence them (feedbackd's `allow-important`).
-    public var allowsImportant = true
+    /// The applications whose `important` requests of alarm and call importance may play through
+    /// a profile that would silence them (feedbackd's `allow-important`); nil: every application's.
+    public var importantApps: Set<String>?
+
+    /// Whether `app`'s `important` hint counts.
+    public func allowsImportant(for app: String) -> Bool {
+        importantApps.map { $0.contains(app) } ?? true
+    }
 
     /// What the actuator is doing, as far as arbitration is concerned.
     public struct Playing: Sendable, Equatable {
@@ -121,7 +126,7 @@ public struct ServiceArbiter: Sendable {
         length: Duration, now: ClockInstant, profile hint: FeedbackProfile? = nil, checksProfile: Bool = true
     ) -> Verdict {
         let profile = min(effectiveProfile(for: app), hint ?? .full)
-        let overrides = important && allowsImportant && importance >= .call
+        let overrides = important && allowsImportant(for: app) && importance >= .call
         if checksProfile && profile < importance.quietestProfile && !overrides {
             let whose =
                 hint.map { $0 == profile } == true && profile < effectiveProfile(for: app)

@@ -85,12 +85,12 @@ extension HapticServer {
         }
         // A feedbackd event the theme vibrates for plays the theme's pattern.
         if let event = request.event, let theme = currentTheme, theme.events.contains(event) {
-            guard let (what, eventImportance, _) = eventFeedback(event, app: app, hint: nil, important: request.important ?? false),
-                case let .pattern(pattern) = what
+            guard let resolved = resolve(FeedbackTrigger(app: app, event: event, important: request.important ?? false)),
+                case let .pattern(pattern) = resolved.what, !pattern.events.isEmpty
             else {
                 throw RequestError(message: "the theme \(theme.name) has no vibration for \(event) in \(app)'s profile or quieter", silenced: true)
             }
-            return (.pattern(PatternRenderer().render(pattern), warnings: []), request.importance ?? eventImportance)
+            return (.pattern(PatternRenderer().render(pattern), warnings: []), request.importance ?? resolved.importance)
         }
         let (feedback, eventImportance) = try feedback(of: request)
         let seconds = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0.05

@@ -39,7 +39,33 @@ public final class HapticServer: Sendable {
         self.device = device
         self.options = options
         self.logger = logger
-        arbiter.withLock { $0.globalProfile = globalProfile }
+        arbiter.withLock {
+            $0.globalProfile = globalProfile
+            $0.importantApps = options.importantApps
+        }
+    }
+
+    /// Puts saved profiles in force (hapticd at start, from its `ServiceProfileStore`).
+    public func restoreProfiles(_ profiles: ServiceProfileStore.Profiles) {
+        arbiter.withLock { arbiter in
+            arbiter.globalProfile = profiles.global
+            for (app, profile) in profiles.apps { arbiter.setProfile(profile, for: app) }
+        }
+    }
+
+    /// The profiles in force, as `ServiceProfileStore` keeps them.
+    public var profiles: ServiceProfileStore.Profiles {
+        arbiter.withLock { ServiceProfileStore.Profiles(global: $0.globalProfile, apps: $0.appProfiles) }
+    }
+
+    /// Saves the profiles, when a store is set; a failure is logged (the profiles stay in force).
+    private func saveProfiles() {
+        guard let store = options.profileStore else { return }
+        do {
+            try store.save(profiles)
+        } catch {
+            logger.error("hapticd: profiles not saved: \(store.path) \(error.reason)")
+        }
     }
 
     /// Listens at `socketPath` and serves clients on threads of their own.
@@ -92,6 +118,7 @@ public final class HapticServer: Sendable {
             return arbiter.globalProfile != profile
         }
         guard changed else { return }
+        saveProfiles()
         for observer in profileObservers.withLock({ $0 }) { observer(profile) }
     }
 
@@ -298,6 +325,7 @@ public final class HapticServer: Sendable {
             setGlobalProfile(profile)
         } else {
             arbiter.withLock { $0.setProfile(profile, for: client.app) }
+            saveProfiles()
         }
         logger.info("hapticd: \(request.scope == .global ? "global" : client.app) profile set to \(profile.rawValue)")
         return ServiceReply(id: nil, ok: true)

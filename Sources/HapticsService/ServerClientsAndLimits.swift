@@ -18,6 +18,14 @@ extension HapticServer {
         /// Themed sounds for the feedback that has one, played when the client's profile is
         /// `full` (quiet and silent: the haptic alone); nil: no sound (`hapticd --sound` sets it).
         public var sounds: FeedbackSounds?
+        /// The strongest a feedbackd event's vibration or a `Vibrate` pattern drives the actuator,
+        /// 0...1 (feedbackd's `max-haptic-strength`): louder levels are clamped to it.
+        public var maximumHapticStrength = 1.0
+        /// The applications whose `important` hint lets an alarm or a call through a profile that
+        /// would silence it (feedbackd's `allow-important`); nil: every application's.
+        public var importantApps: Set<String>?
+        /// Where the global and per-application profiles are kept across restarts; nil: not kept.
+        public var profileStore: ServiceProfileStore?
         /// The defaults above.
         public init() {}
     }

@@ -22,14 +22,20 @@ public struct FeedbackTrigger: Sendable, Equatable {
     /// The `important` hint: an alarm or a call plays through a profile that would silence it,
     /// where the daemon allows it.
     public var important: Bool
+    /// The `sound-file` hint: a sound file heard instead of the theme's sound for the event, when
+    /// the effective profile is full and hapticd plays sound.
+    public var soundFile: String?
 
     /// A trigger of `event` for `app`.
-    public init(app: String, event: String, timeout: Int = -1, profile: FeedbackProfile? = nil, important: Bool = false) {
+    public init(
+        app: String, event: String, timeout: Int = -1, profile: FeedbackProfile? = nil, important: Bool = false, soundFile: String? = nil
+    ) {
         self.app = app
         self.event = event
         self.timeout = timeout
         self.profile = profile
         self.important = important
+        self.soundFile = soundFile
     }
 }
 
@@ -72,6 +78,15 @@ enum EventFeedback: Sendable {
     case pattern(HapticPattern)
 }
 
+/// An event resolved: what it plays, how much it matters, whether a theme chose it by the
+/// profile, and the sound heard with it (a theme's `Sound`, or the `sound-file` hint).
+struct ResolvedEvent: Sendable {
+    var what: EventFeedback
+    var importance: Importance
+    var themed: Bool
+    var sound: String?
+}
+
 /// The feedbacks started by `trigger` that have not ended yet.
 final class TriggeredFeedbacks: Sendable {
     struct Run: Sendable {
@@ -83,10 +98,14 @@ final class TriggeredFeedbacks: Sendable {
         var work: ScheduledWork?
         /// The theme's pattern playing now, for a themed event.
         var player: PatternPlayer?
+        /// The sounds placed for it (stopped when it is ended early).
+        var sounds: [Int] = []
     }
 
     let runs = Locked<[UInt32: Run]>([:])
     let nextID = Locked<UInt32>(0)
+    /// The run of the last `Vibrate` (feedbackd's haptic interface plays one at a time).
+    let hapticInterfaceRun = Locked<UInt32?>(nil)
 
     /// Takes run `id` out (once): whoever gets it reports the end.
     func remove(_ id: UInt32) -> Run? { runs.withLock { $0.removeValue(forKey: id) } }
@@ -104,6 +123,18 @@ extension HapticServer {
     public func trigger(
         _ trigger: FeedbackTrigger, owner: String, ended: @escaping @Sendable (UInt32, FeedbackEndReason) -> Void
     ) -> UInt32 {
+        let resolved = resolve(trigger)
+        if resolved == nil {
+            logger.info("hapticd: \(trigger.app) triggered '\(trigger.event)', which nothing plays here (not a known event, or silenced by the theme)")
+        }
+        return start(trigger, resolved, owner: owner, ended: ended).id
+    }
+
+    /// Starts what `resolved` plays for `trigger` (nil: nothing, ended at once as not found).
+    /// Returns the id and whether it plays.
+    func start(
+        _ trigger: FeedbackTrigger, _ resolved: ResolvedEvent?, owner: String, ended: @escaping @Sendable (UInt32, FeedbackEndReason) -> Void
+    ) -> (id: UInt32, plays: Bool) {
         let id = triggered.nextID.withLock { last -> UInt32 in
             last = last == UInt32.max ? 1 : last + 1
             return last
@@ -111,11 +142,12 @@ extension HapticServer {
         let key = newClientID()
         let clock = engine.clock
         let received = clock.now
-        guard let (what, eventImportance, themed) = eventFeedback(trigger.event, app: trigger.app, hint: trigger.profile, important: trigger.important) else {
-            logger.info("hapticd: \(trigger.app) triggered '\(trigger.event)', which nothing plays here (not a known event, or silenced by the theme)")
+        guard let resolved else {
             counts.withLock { $0.dropped += 1 }
-            return endAtOnce(id, owner: owner, key: key, ended: ended)
+            return (endAtOnce(id, owner: owner, key: key, ended: ended), false)
         }
+        let (what, eventImportance, themed) = (resolved.what, resolved.importance, resolved.themed)
+        let sound = resolved.sound.flatMap { name in options.sounds.flatMap { sounds in sounds.sound(named: name).map { (sounds, $0) } } }
         let rendered: RenderedPattern?
         let length: Duration
         switch what {
@@ -142,11 +174,14 @@ extension HapticServer {
         if case let .drop(reason) = verdict {
             logger.info("hapticd: \(trigger.event) for \(trigger.app) not played: \(reason)")
             counts.withLock { $0.dropped += 1 }
-            return endAtOnce(id, owner: owner, key: key, ended: ended)
+            return (endAtOnce(id, owner: owner, key: key, ended: ended), false)
         }
         triggered.runs.withLock { $0[id] = TriggeredFeedbacks.Run(arbiterKey: key, owner: owner, ended: ended, work: nil) }
         // The step plays, then comes back when the play is over (once) or for the next repetition.
+        // With a sound, each play first places the sound the sound engine's lead time ahead and
+        // comes back at that instant, so the vibration is felt as the sound is heard.
         let plays = Locked(0)
+        let soundPlaced = Locked(false)
         // The step holds the server only while the feedback runs: its work drops it when it ends
         // or is cancelled (a weak reference here also shows as a leak under LeakSanitizer: the
         // side table it makes is reached through a tagged pointer LeakSanitizer does not follow).
@@ -167,6 +202,14 @@ extension HapticServer {
                 self.finish(id, .natural, stopping: false)
                 return nil
             }
+            if let (sounds, sound) = sound, !soundPlaced.withLock({ $0 }) {
+                soundPlaced.withLock { $0 = true }
+                let at = now.advanced(by: sounds.engine.leadTime)
+                let handle = sounds.engine.play(sound, at: at)
+                self.triggered.runs.withLock { $0[id]?.sounds.append(handle) }
+                return at
+            }
+            soundPlaced.withLock { $0 = false }
             switch what {
             case let .feedback(feedback):
                 if case let .dropped(reason) = self.engine.play(feedback) {
@@ -175,8 +218,10 @@ extension HapticServer {
                     self.finish(id, count == 0 ? .notFound : .natural, stopping: false)
                     return nil
                 }
-            case .pattern:
+            case let .pattern(pattern):
                 guard let rendered else { return nil }
+                // A theme's event with a sound and no vibration: the sound alone.
+                guard !pattern.events.isEmpty else { break }
                 let player = PatternPlayer(engine: self.engine, pattern: rendered)
                 self.triggered.runs.withLock { $0[id]?.player = player }
                 player.start()
@@ -191,7 +236,7 @@ extension HapticServer {
             return next
         }
         triggered.runs.withLock { $0[id]?.work = work }
-        return id
+        return (id, true)
     }
 
     /// Ends triggered feedback `id` (`EndFeedback`): the actuator stops if it is what plays, and
@@ -218,6 +263,7 @@ extension HapticServer {
         guard let run = triggered.remove(id) else { return false }
         run.work?.cancel()
         run.player?.cancel()
+        if stops, !run.sounds.isEmpty, let sounds = options.sounds { sounds.engine.stop(run.sounds) }
         let held = arbiter.withLock { arbiter -> Bool in
             let held = arbiter.playing?.client == run.arbiterKey
             if held { arbiter.ended(client: run.arbiterKey) }
@@ -228,26 +274,33 @@ extension HapticServer {
         return true
     }
 
-    /// What event `event` plays for `app` with profile hint `hint`: the theme's vibration at the
-    /// effective profile (its part decides, `themed` true), else the built-in feedback; its
-    /// importance from the built-in table (a theme's own `x-` events: notification). Nil when
-    /// nothing plays it: unknown, or the theme has it only in louder parts (an `important`
-    /// alarm or call then plays the loudest part's, where the daemon allows it).
-    func eventFeedback(
-        _ event: String, app: String, hint: FeedbackProfile?, important: Bool
-    ) -> (EventFeedback, Importance, themed: Bool)? {
+    /// What `trigger`'s event plays: the theme's vibration at the effective profile (its part
+    /// decides, `themed` true), else the built-in feedback; its importance from the built-in table
+    /// (a theme's own `x-` events: notification). Nil when nothing plays it: unknown, or the theme
+    /// has it only in louder parts (an `important` alarm or call then plays the loudest part's,
+    /// where the daemon allows the app). The sound: at a full profile the `sound-file` hint, else
+    /// the theme's `Sound` in the parts allowed.
+    func resolve(_ trigger: FeedbackTrigger) -> ResolvedEvent? {
+        let (event, app) = (trigger.event, trigger.app)
         let mapping = FeedbackdEvent.mapping(for: event)
         let importance = mapping?.importance ?? .notification
-        let (profile, allowsImportant) = arbiter.withLock { (min($0.effectiveProfile(for: app), hint ?? .full), $0.allowsImportant) }
+        let (profile, allowsImportant) = arbiter.withLock { (min($0.effectiveProfile(for: app), trigger.profile ?? .full), $0.allowsImportant(for: app)) }
+        let strength = min(max(options.maximumHapticStrength, 0), 1)
+        let hinted = profile == .full ? trigger.soundFile : nil
         if let theme = currentTheme, theme.events.contains(event) {
-            if let pattern = theme.vibration(for: event, profile: profile) { return (.pattern(pattern), importance, true) }
-            if important && allowsImportant && importance >= .call, let pattern = theme.vibration(for: event, profile: .full) {
-                return (.pattern(pattern), importance, true)
-            }
+            let sound = hinted ?? theme.sound(for: event, profile: profile)
+            var pattern = theme.vibration(for: event, profile: profile)
+            if pattern == nil && important(trigger, importance, allowsImportant) { pattern = theme.vibration(for: event, profile: .full) }
+            if let pattern { return ResolvedEvent(what: .pattern(pattern.clamped(to: strength)), importance: importance, themed: true, sound: sound) }
+            if let sound { return ResolvedEvent(what: .pattern(HapticPattern(events: [])), importance: importance, themed: true, sound: sound) }
             return nil
         }
         guard let mapping else { return nil }
-        return (.feedback(mapping.feedback), importance, false)
+        return ResolvedEvent(what: .feedback(mapping.feedback), importance: importance, themed: false, sound: hinted)
+    }
+
+    private func important(_ trigger: FeedbackTrigger, _ importance: Importance, _ allowed: Bool) -> Bool {
+        trigger.important && allowed && importance >= .call
     }
 
     /// An id whose feedback never started: its end is reported on the clock's next step, after
@@ -262,5 +315,18 @@ extension HapticServer {
         }
         triggered.runs.withLock { $0[id]?.work = work }
         return id
+    }
+}
+
+extension HapticPattern {
+    /// The pattern with no haptic event stronger than `strength` (feedbackd's
+    /// `max-haptic-strength`: louder levels are clamped, quieter ones kept).
+    func clamped(to strength: Double) -> HapticPattern {
+        guard strength < 1 else { return self }
+        var pattern = self
+        for index in pattern.events.indices where pattern.events[index].type.isHaptic {
+            pattern.events[index].intensity = min(pattern.events[index].intensity, strength)
+        }
+        return pattern
     }
 }

@@ -23,7 +23,7 @@ struct HapticCommand: ParsableCommand {
         subcommands: [
             Demo.self, Play.self, StopCommand.self, EffectCommand.self, Effects.self, Probe.self, Dump.self,
             Calibrate.self, Diagnose.self, Status.self, Boards.self,
-            PatternCommand.self, Render.self, ConvertCommand.self, SequenceCommand.self, Profile.self, StudioCommand.self
+            PatternCommand.self, Render.self, ConvertCommand.self, ThemeCommand.self, SequenceCommand.self, Profile.self, StudioCommand.self
         ],
         defaultSubcommand: nil
     )

@@ -152,38 +152,76 @@ struct PatternCommand: ParsableCommand {
 }
 
 struct Render: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Draw a pattern (intensity and sharpness over time) above what the simulated actuator does: SVG or CSV.")
+    static let configuration = CommandConfiguration(
+        abstract: "Draw a pattern (intensity and sharpness over time) above what the simulated actuator does: SVG or CSV; or export it.",
+        discussion: """
+            The pattern is a file, or a feedbackd theme's vibration for an event (--theme FILE-or-NAME --event NAME, at --profile): \
+            what hapticd plays for it. -o chooses the output by its extension: .svg, .csv (time_s,intensity,sharpness,drive), \
+            or a pattern file (.ahap, .haptic).
+            """)
     @OptionGroup var patternOptions: PatternOptions
-    @Argument(help: "The pattern file.") var file: String
-    @Option(name: .shortAndLong, help: "Output: a .svg picture or a .csv table (time_s,intensity,sharpness,drive).") var output: String
+    @Argument(help: "The pattern file (or --theme and --event).") var file: String?
+    @Option(help: "A feedbackd theme: a file, or a name found as feedbackd finds it.") var theme: String?
+    @Option(help: "With --theme: the event whose vibration to render.") var event: String?
+    @Option(help: "With --theme: the profile the event plays at.") var profile: FeedbackProfile = .full
+    @Option(name: .shortAndLong, help: "Output: .svg, .csv, .ahap or .haptic.") var output: String
     @Option(help: "Actuator of the simulated chip.") var actuator: ActuatorValue = .lra
     @Flag(help: "Print a JSON summary.") var json = false
 
+    /// The pattern to render, its name and the warnings reading it gave.
+    private func source() throws -> (pattern: HapticPattern, name: String, warnings: [String]) {
+        switch (file, theme, event) {
+        case let (file?, nil, nil):
+            let document = try patternOptions.read(file)
+            return (document.pattern, (file as NSString).lastPathComponent, document.warnings)
+        case let (nil, theme?, event?):
+            let loaded: FeedbackdTheme
+            do { loaded = try FeedbackdThemeLocator().load(theme) } catch { throw CLIError("\(error)", exitCode: CLIError.dataError) }
+            guard let pattern = loaded.vibration(for: event, profile: profile) else {
+                let why = loaded.events.contains(event) ? "no vibration at the \(profile.rawValue) profile or quieter" : "no feedback for it"
+                throw CLIError("theme \(loaded.name) has \(why): \(event)", exitCode: CLIError.dataError)
+            }
+            return (pattern, "\(loaded.name): \(event) (\(profile.rawValue))", loaded.warnings)
+        default:
+            throw CLIError("give a pattern file, or --theme and --event (not both)", exitCode: CLIError.usage)
+        }
+    }
+
     func run() throws {
         try CLIError.reporting {
-            let document = try patternOptions.read(file)
-            let rendered = try patternOptions.renderer().render(document.pattern)
+            let (pattern, name, readWarnings) = try source()
+            let rendered = try patternOptions.renderer().render(pattern)
             let rows = try PatternPreview.rows(for: rendered, actuator: actuator.type).map { ($0.time, $0.intensity, $0.sharpness, $0.drive) }
+            let lowered = output.lowercased()
+            var warnings = readWarnings + rendered.warnings
             let text: String
-            if output.lowercased().hasSuffix(".csv") {
+            if lowered.hasSuffix(".csv") {
                 text = "time_s,intensity,sharpness,drive\n" + rows.map { String(format: "%.4f,%.4f,%.4f,%.4f", $0.0, $0.1, $0.2, $0.3) }.joined(separator: "\n") + "\n"
-            } else if output.lowercased().hasSuffix(".svg") {
-                text = PatternPlot.svg(title: (file as NSString).lastPathComponent, rows: rows, warnings: document.warnings + rendered.warnings)
+            } else if lowered.hasSuffix(".svg") {
+                text = PatternPlot.svg(title: name, rows: rows, warnings: warnings)
+            } else if lowered.hasSuffix(".ahap") {
+                text = try AHAPWriter.write(pattern)
+                warnings += AHAPWriter.warnings(for: pattern)
+            } else if lowered.hasSuffix(".haptic") {
+                let written = try MetaHapticWriter.write(pattern, source: name)
+                text = written.text
+                warnings += written.warnings
             } else {
-                throw CLIError("-o must end in .svg or .csv", exitCode: CLIError.usage)
+                throw CLIError("-o must end in .svg, .csv, .ahap or .haptic", exitCode: CLIError.usage)
             }
             do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                throw CLIError("cannot write \(output): \(error.localizedDescription)", exitCode: CLIError.runtime)
+                throw CLIError("cannot write \(output): \(error.localizedDescription)", exitCode: CLIError.cannotCreate)
             }
+            for warning in warnings { FileHandle.standardError.write(Data("haptic: warning: \(warning)\n".utf8)) }
+            let peak = rows.map(\.1).max() ?? 0
             if json {
                 let data = try JSONSerialization.data(
                     withJSONObject: [
-                        "output": output, "rows": rows.count, "designedSeconds": document.pattern.duration,
-                        "warnings": document.warnings + rendered.warnings
+                        "output": output, "rows": rows.count, "designedSeconds": pattern.duration, "peakIntensity": peak, "warnings": warnings
                     ], options: [.prettyPrinted, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                print("wrote \(output) (\(rows.count) rows)")
+                print("wrote \(output) (\(rows.count) rows; \(String(format: "%.3f", pattern.duration)) s, peak intensity \(String(format: "%.2f", peak)))")
             }
         }
     }

@@ -37,7 +37,20 @@ struct Hapticd: AsyncParsableCommand {
     @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?
     @Flag(help: "Serve the simulated chip instead of the board.") var simulate = false
     @Option(help: "Where to listen (also HAPTICD_SOCKET).") var socket = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] ?? "/run/haptics/hapticd.sock"
-    @Option(help: "The global profile at start.") var profile: FeedbackProfile = .full
+    @Option(help: "The global profile at start (default: the one saved in the state directory, else full).") var profile: FeedbackProfile?
+    @Option(
+        help: ArgumentHelp(
+            "Where the global and per-application profiles are kept across restarts.",
+            discussion: "Default: $STATE_DIRECTORY (systemd's StateDirectory=), else /var/lib/haptics for root, ~/.local/state/haptics otherwise.",
+            valueName: "directory"))
+    var stateDirectory: String?
+    @Option(help: "The strongest a feedbackd event or a Vibrate pattern drives the actuator, 0.0-1.0 (feedbackd's max-haptic-strength).")
+    var maxHapticStrength = 1.0
+    @Option(
+        help: ArgumentHelp(
+            "An application whose important hint may play an alarm or a call through a silencing profile (repeat it); without one, every application's.",
+            valueName: "app-id"))
+    var allowImportant: [String] = []
     @Option(help: "Clients served at once.") var maximumClients = 32
     @Flag(help: "Also offer a Linux force-feedback input device (uinput): SDL games, feedbackd and fftest play on the chip.")
     var forceFeedback = false
@@ -54,8 +67,13 @@ struct Hapticd: AsyncParsableCommand {
     var dbus: DBusBusKind?
     @Option(
         help: ArgumentHelp(
-            "A feedbackd theme (JSON) deciding what each event vibrates, per profile; SIGHUP reloads it.",
-            valueName: "file"))
+            "A feedbackd theme deciding what each event plays, per profile: a file, or a name found as feedbackd finds it.",
+            discussion: """
+                A name is looked up in $XDG_CONFIG_HOME/feedbackd/themes, then (for `default`) the device tree's \
+                compatible strings, then $XDG_DATA_DIRS/feedbackd/themes; parent-name chains are followed. Without \
+                --theme: FEEDBACK_THEME's file when set, else hapticd's own event table. SIGHUP reloads it.
+                """,
+            valueName: "file-or-name"))
     var theme: String?
 
     func run() async throws {
@@ -88,6 +106,13 @@ struct Hapticd: AsyncParsableCommand {
             let device = opened.origin(of: opened.chips[0], simulated: simulate)
             var options = HapticServer.Options()
             options.maximumClients = max(1, maximumClients)
+            guard maxHapticStrength.isFinite, (0...1).contains(maxHapticStrength) else {
+                throw ValidationError("--max-haptic-strength is 0.0 to 1.0, not \(maxHapticStrength)")
+            }
+            options.maximumHapticStrength = maxHapticStrength
+            options.importantApps = allowImportant.isEmpty ? nil : Set(allowImportant)
+            let store = ServiceProfileStore(path: (stateDirectory ?? ServiceProfileStore.stateDirectory()) + "/profiles.json")
+            options.profileStore = store
             if sound {
                 do {
                     var soundOptions = SoundEngine.Options()
@@ -101,17 +126,26 @@ struct Hapticd: AsyncParsableCommand {
                     throw ExitCode(69)
                 }
             }
-            server = HapticServer(engine: opened.engine, device: device, options: options, globalProfile: profile, logger: logger)
-            if let theme {
-                do {
-                    let loaded = try FeedbackdTheme.load(theme)
-                    server.setTheme(loaded)
-                    logger.info("hapticd: \(Self.summary(of: loaded, file: theme))")
-                } catch {
-                    _ = opened.engine.shutdown()
-                    FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
-                    throw ExitCode(78)
+            server = HapticServer(engine: opened.engine, device: device, options: options, logger: logger)
+            do {
+                if let saved = try store.load() {
+                    server.restoreProfiles(saved)
+                    logger.info("hapticd: profiles from \(store.path): global \(saved.global.rawValue), \(saved.apps.count) application(s)")
                 }
+            } catch {
+                logger.warning("hapticd: \(store.path) \(error.reason)")
+            }
+            if let profile { server.setGlobalProfile(profile) }
+            do {
+                if let loaded = try loadTheme() {
+                    server.setTheme(loaded)
+                    logger.info("hapticd: \(Self.summary(of: loaded))")
+                    for warning in loaded.warnings { logger.warning("hapticd: theme \(loaded.name): \(warning)") }
+                }
+            } catch {
+                _ = opened.engine.shutdown()
+                FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
+                throw ExitCode(78)
             }
             try FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             if forceFeedback {
@@ -140,15 +174,14 @@ struct Hapticd: AsyncParsableCommand {
         }
         // SIGHUP: the theme read again; a theme that no longer loads leaves the old one in force.
         let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        reload.setEventHandler { [theme, server, logger] in
-            guard let theme else {
-                logger.info("hapticd: SIGHUP: no --theme to reload")
-                return
-            }
+        reload.setEventHandler { [self, server, logger] in
             do {
-                let loaded = try FeedbackdTheme.load(theme)
+                guard let loaded = try loadTheme() else {
+                    logger.info("hapticd: SIGHUP: no --theme or FEEDBACK_THEME to reload")
+                    return
+                }
                 server.setTheme(loaded)
-                logger.info("hapticd: reloaded \(Self.summary(of: loaded, file: theme))")
+                logger.info("hapticd: reloaded \(Self.summary(of: loaded))")
             } catch {
                 logger.error("hapticd: SIGHUP: \(error); the previous theme stays in force")
             }
@@ -186,11 +219,18 @@ extension Hapticd {
 }
 
 extension Hapticd {
-    /// One line on a loaded theme: its name, its events per part, what it leaves out.
-    static func summary(of theme: FeedbackdTheme, file: String) -> String {
-        let parts = FeedbackProfile.allCases.map { "\($0.rawValue) \(theme.vibrations[$0]?.count ?? 0)" }.joined(separator: ", ")
-        return "theme \(theme.name) from \(file): vibrations for \(parts) event(s)"
-            + (theme.skipped.isEmpty ? "" : "; not played here: \(theme.skipped.count) sound or LED entr\(theme.skipped.count == 1 ? "y" : "ies")")
+    /// The theme `--theme` names (a file or a name), else `FEEDBACK_THEME`'s, else none.
+    func loadTheme() throws(FeedbackdTheme.LoadError) -> FeedbackdTheme? {
+        let locator = FeedbackdThemeLocator()
+        if let theme { return try locator.load(theme) }
+        return try locator.environmentTheme()
+    }
+
+    /// One line on a loaded theme: its name and files, its events per part, what it leaves out.
+    static func summary(of theme: FeedbackdTheme) -> String {
+        let parts = FeedbackProfile.allCases.map { "\($0.rawValue) \(theme.parts[$0]?.count ?? 0)" }.joined(separator: ", ")
+        return "theme \(theme.name) from \(theme.files.joined(separator: " over ")): feedbacks for \(parts) event(s)"
+            + (theme.skipped.isEmpty ? "" : "; not played here: \(theme.skipped.count) LED entr\(theme.skipped.count == 1 ? "y" : "ies")")
     }
 }
 

@@ -14,7 +14,9 @@ import Testing
     init() throws {
         haptic = try Program("haptic")
         scratch = try ScratchFolder()
-        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+        environment = [
+            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "STATE_DIRECTORY": scratch.path, "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""
+        ]
     }
 
     /// A 16-bit mono WAV at 44.1 kHz (resampled on the way in): a 220 Hz swell and the clicks.

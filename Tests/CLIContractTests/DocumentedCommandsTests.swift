@@ -207,7 +207,7 @@ struct DocumentedCommand: CustomStringConvertible {
             try FileManager.default.createSymbolicLink(atPath: scratch.file(name), withDestinationPath: Self.root.appendingPathComponent(name).path)
         }
         let ci = try String(contentsOf: Self.root.appendingPathComponent(".ci/run"), encoding: .utf8)
-        let base = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+        let base = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "STATE_DIRECTORY": scratch.path, "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
         var counts = (run: 0, refused: 0, interrupted: 0, ci: 0)
         var total = 0
         for document in Self.documents() {

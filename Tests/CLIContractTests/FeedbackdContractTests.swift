@@ -57,7 +57,7 @@ struct FeedbackdContractTests {
         bus = try PrivateBus(["--session"])
         let address = bus.address
         environment = [
-            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": "",
+            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "STATE_DIRECTORY": scratch.path, "HAPTIC_BOARD": "", "HAPTICD_SOCKET": "",
             "DBUS_SESSION_BUS_ADDRESS": address
         ]
     }

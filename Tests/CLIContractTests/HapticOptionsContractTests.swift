@@ -19,7 +19,9 @@ import Testing
     init() throws {
         haptic = try Program("haptic")
         scratch = try ScratchFolder()
-        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+        environment = [
+            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "STATE_DIRECTORY": scratch.path, "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""
+        ]
     }
 
     /// The bus writes of a `--trace` (on stderr), as "ADDRESS [BYTES]".

@@ -22,7 +22,9 @@ import Testing
         hapticd = try Program("hapticd")
         scratch = try ScratchFolder()
         socket = scratch.file("hapticd.sock")
-        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+        environment = [
+            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "STATE_DIRECTORY": scratch.path, "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""
+        ]
     }
 
     /// Starts the daemon and waits until it listens.

@@ -21,7 +21,9 @@ import Testing
         haptic = try Program("haptic")
         hapticd = try Program("hapticd")
         scratch = try ScratchFolder()
-        environment = ["HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""]
+        environment = [
+            "HAPTIC_CALIBRATION_FILE": scratch.file("calibration.json"), "STATE_DIRECTORY": scratch.path, "HAPTIC_BOARD": "", "HAPTICD_SOCKET": ""
+        ]
     }
 
     /// The service manager's end of `$NOTIFY_SOCKET`: every datagram received, in order. It

@@ -48,8 +48,11 @@ import Testing
         // An important alarm overrides (feedbackd's allow-important), an important UI tap does not.
         #expect(arbiter.admit(.alarm, app: "clock", client: 3, important: true, length: .milliseconds(10), now: at(500)) == .play)
         #expect(arbiter.admit(.ui, app: "kiosk", client: 2, important: true, length: .milliseconds(10), now: at(600)) != .play)
-        arbiter.allowsImportant = false
+        // feedbackd's allow-important list: only the apps named.
+        arbiter.importantApps = ["org.sigxcpu.FbdAlertSlider"]
         #expect(arbiter.admit(.alarm, app: "clock", client: 3, important: true, length: .milliseconds(10), now: at(700)) != .play)
+        #expect(
+            arbiter.admit(.alarm, app: "org.sigxcpu.FbdAlertSlider", client: 4, important: true, length: .milliseconds(10), now: at(800)) == .play)
         // An app's louder profile never beats a quieter global one.
         arbiter.globalProfile = .quiet
         arbiter.setProfile(.full, for: "kiosk")

@@ -52,4 +52,47 @@ import Testing
             #expect(go - asked.seconds < 0.005, "a quiet profile's haptic waited for a sound")
         }
     }
+
+    /// A theme's `Sound` plays with its event at full, the vibration of the quieter part felt as
+    /// the sound is heard; at quiet the vibration alone, at once.
+    @Test(arguments: [FeedbackProfile.full, .quiet])
+    func aThemesSoundIsHeardWithItsVibration(profile: FeedbackProfile) throws {
+        let rig = try EngineRig()
+        rig.clock.advance(by: .milliseconds(10))
+        let root = NSTemporaryDirectory() + "hapticd-theme-sound-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let soundTheme = try theme(root)
+        let recording = root + "/timeline.wav"
+        let engine = try SoundEngine(output: try WAVFileOutput(path: recording, origin: .zero), clock: rig.clock)
+        var options = HapticServer.Options()
+        options.sounds = FeedbackSounds(engine: engine, theme: soundTheme)
+        let server = HapticServer(engine: rig.engine, device: "simulated", options: options, globalProfile: profile)
+        server.setTheme(
+            try FeedbackdTheme(
+                json: Data(
+                    """
+                    {"name": "t", "profiles": [
+                      {"name": "full", "feedbacks": [{"event-name": "x-done", "type": "Sound", "effect": "complete"}]},
+                      {"name": "quiet", "feedbacks": [{"event-name": "x-done", "type": "VibraRumble", "duration": 100}]}
+                    ]}
+                    """.utf8)))
+        let asked = rig.clock.now
+        let ended = Locked<FeedbackEndReason?>(nil)
+        _ = server.trigger(FeedbackTrigger(app: "kiosk", event: "x-done"), owner: "test") { _, reason in ended.withLock { $0 = reason } }
+        rig.clock.advance(by: .milliseconds(600))
+        try engine.finish()
+        #expect(ended.withLock { $0 } == .natural)
+        let driven = try #require(rig.chip.output.bursts(from: asked, to: rig.clock.now).first, "the rumble did not play")
+        let samples = try Data(contentsOf: URL(fileURLWithPath: recording)).dropFirst(44)
+        let loud = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).first {
+            abs(Int32(Int16(bitPattern: UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8))) >= 3277
+        }
+        if profile == .full {
+            let heard = Double((try #require(loud, "the theme's sound was not heard") - samples.startIndex) / 4) / 48_000
+            #expect(abs(heard - driven.start.seconds) < 0.002, "heard at \(heard) s, felt at \(driven.start.seconds) s")
+        } else {
+            #expect(loud == nil, "a full part's sound at quiet")
+            #expect(driven.start.duration(since: asked) < .milliseconds(5))
+        }
+    }
 }

@@ -136,39 +136,10 @@ public struct CalibrationStore: Sendable {
     }
 
     private func writeAtomically(_ data: Data) throws(CalibrationStoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+            try AtomicFile.write(data, to: path)
         } catch {
-            throw CalibrationStoreError(path: path, problem: "its directory cannot be created (\(error.localizedDescription))")
-        }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CalibrationStoreError(path: path, problem: "cannot be written (\(String(cString: strerror(errno))))") }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        close(fd)
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw CalibrationStoreError(path: path, problem: "cannot be written (\(failure)); the previous file is unchanged")
-        }
-        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+            throw CalibrationStoreError(path: path, problem: error.reason)
         }
     }
 }

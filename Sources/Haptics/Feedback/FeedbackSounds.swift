@@ -56,6 +56,18 @@ public final class FeedbackSounds: Sendable {
         return sound
     }
 
+    /// The decoded sound `reference` names (decoded once): a name from the sound theme, a path or a
+    /// `file://` URL (feedbackd's `sound-file` hint); nil when the theme disables it or it cannot be
+    /// decoded.
+    public func sound(named reference: String) -> Sound? {
+        let isFile = reference.contains("/") || reference.contains(".")
+        if !isFile, let cached = cache.withLock({ $0[reference] }) { return cached }
+        let sound = (try? Sound.load(reference, theme: theme)) ?? nil
+        // Theme names are few and cached; files are named by clients, so decoded each time.
+        if !isFile { cache.withLock { $0[reference] = sound } }
+        return sound
+    }
+
     /// Places `feedback`'s sound, prepares `engine` for the feedback and waits until the sound is
     /// heard, so that the `play` that follows is felt with it; returns at once when no sound plays.
     /// For callers that trigger the haptic themselves (a command, the service's request thread).
