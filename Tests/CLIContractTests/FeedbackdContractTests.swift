@@ -199,6 +199,73 @@ struct FeedbackdContractTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.file("second.sock")), "the refused daemon left its socket")
         _ = try stop(daemon)
     }
+
+    /// `org.sigxcpu.Feedback.Haptic.Vibrate` from a Gio client on the session bus, as a game or a
+    /// browser calls it: a pattern plays, an empty one ends it with the chip in standby, a silent
+    /// profile refuses it; and the interface hapticd introspects is feedbackd's, method for method
+    /// and argument for argument (its `org.sigxcpu.Feedback.Haptic.xml` when the release is here).
+    @Test func vibrateIsServedOnTheSessionBus() throws {
+        let daemon = try startDaemon()
+        let interfaceXML = ProcessInfo.processInfo.environment["HAPTIC_FEEDBACKD_ROOT"].map {
+            $0 + "/usr/share/dbus-1/interfaces/org.sigxcpu.Feedback.Haptic.xml"
+        }
+        let call = try Program(executable: "/usr/bin/python3").run(
+            [
+                "-c",
+                """
+                import json, socket, struct, sys, time
+                import xml.etree.ElementTree as ET
+                from gi.repository import Gio, GLib
+                bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+                def vibrate(pattern):
+                    reply = bus.call_sync("org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.sigxcpu.Feedback.Haptic", "Vibrate",
+                        GLib.Variant("(sa(du))", ("org.example.Game", pattern)), GLib.VariantType("(b)"), 0, 5000, None)
+                    return reply.unpack()[0]
+                def status():
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
+                        c.settimeout(5); c.connect(sys.argv[1])
+                        body = json.dumps({"version": 1, "op": "status"}).encode()
+                        c.sendall(struct.pack(">I", len(body)) + body)
+                        data = b""
+                        while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+                            data += c.recv(65536)
+                        return json.loads(data[4:])["status"]
+                def methods(node, name):
+                    for interface in node.iter("interface"):
+                        if interface.get("name") == name:
+                            return sorted((m.get("name"), [(a.get("direction", "in"), a.get("type")) for a in m.iter("arg")]) for m in interface.iter("method"))
+                seen = {}
+                seen["played"] = vibrate([(0.6, 1500), (0.0, 100), (1.0, 200)])
+                time.sleep(0.3)
+                seen["playing"] = status().get("playing")
+                seen["ended"] = vibrate([])
+                time.sleep(0.1)
+                seen["standby_after_empty"] = status()["standby"]
+                bus.call_sync("org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.freedesktop.DBus.Properties", "Set",
+                    GLib.Variant("(ssv)", ("org.sigxcpu.Feedback", "Profile", GLib.Variant("s", "silent"))), None, 0, 5000, None)
+                seen["played_silent"] = vibrate([(1.0, 100)])
+                ours = bus.call_sync("org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.freedesktop.DBus.Introspectable", "Introspect",
+                    None, GLib.VariantType("(s)"), 0, 5000, None).unpack()[0]
+                seen["ours"] = methods(ET.fromstring(ours), "org.sigxcpu.Feedback.Haptic")
+                if len(sys.argv) > 2:
+                    seen["feedbackds"] = methods(ET.parse(sys.argv[2]).getroot(), "org.sigxcpu.Feedback.Haptic")
+                print(json.dumps(seen))
+                """,
+                socket
+            ] + (interfaceXML.map { [$0] } ?? []), environment: environment, deadline: .seconds(60))
+        _ = try stop(daemon)
+        #expect(call.status == 0, "\(call.stderr)")
+        let seen = try #require(call.json, "\(call.stdout) \(call.stderr)")
+        #expect(seen["played"] as? Bool == true)
+        #expect((seen["playing"] as? String)?.contains("org.example.Game") == true, "not vibrating 300 ms in: \(seen)")
+        #expect(seen["ended"] as? Bool == true && seen["standby_after_empty"] as? Bool == true, "an empty pattern left it running: \(seen)")
+        #expect(seen["played_silent"] as? Bool == false, "Vibrate played at silent")
+        let ours = "\(seen["ours"] ?? "none")"
+        #expect(ours.contains("Vibrate") && ours.contains("a(du)"), "\(ours)")
+        if interfaceXML != nil {
+            #expect(ours == "\(seen["feedbackds"] ?? "none")", "the Haptic interface differs from feedbackd's")
+        }
+    }
 }
 
 /// A `dbus-daemon` of the test's own, stopped when the value goes away (whatever the test did), so

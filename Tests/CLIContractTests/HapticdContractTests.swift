@@ -93,7 +93,7 @@ import Testing
         try doorbell.write(toFile: theme, atomically: true, encoding: .utf8)
         let daemon = try hapticd.start(["--simulate", "--socket", socket, "--theme", theme], environment: environment)
         try daemon.waitUntil("the socket \(socket)") { FileManager.default.fileExists(atPath: socket) }
-        try daemon.waitUntil("the theme's line") { daemon.standardError.contains("theme door from \(theme): vibrations for full 1") }
+        try daemon.waitUntil("the theme's line") { daemon.standardError.contains("theme door from \(theme): feedbacks for full 1") }
         let played = try haptic.run(["play", "x-doorbell", "--socket", socket, "--json"], environment: environment)
         #expect(played.status == 0 && played.json?["outcome"] as? String == "played", "\(played.stderr)")
         try #"{"name": "plain", "profiles": []}"#.write(toFile: theme, atomically: true, encoding: .utf8)
@@ -130,6 +130,32 @@ import Testing
         let status = try haptic.run(["status", "--socket", socket, "--json"], environment: environment)
         #expect(status.status == 0, "status after junk: \(status.stderr)")
         _ = (half, raw)
+        try stopDaemon(daemon)
+    }
+
+    /// The global and per-application profiles outlive a restart: kept in profiles.json in the
+    /// state directory, restored at start; `--profile` given at start wins over the saved one.
+    @Test func profilesAreKeptAcrossRestarts() throws {
+        // `haptic status` asks as the application "haptic", its process's name.
+        func service() throws -> [String: Any] {
+            let status = try haptic.run(["status", "--socket", socket, "--json"], environment: environment)
+            return try #require(status.json?["service"] as? [String: Any], "\(status.stdout) \(status.stderr)")
+        }
+        var daemon = try startDaemon()
+        #expect(try service()["globalProfile"] as? String == "full")
+        #expect(try haptic.run(["profile", "quiet", "--everyone", "--socket", socket], environment: environment).status == 0)
+        #expect(try haptic.run(["profile", "silent", "--app", "haptic", "--socket", socket], environment: environment).status == 0)
+        try stopDaemon(daemon)
+        let saved = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.file("profiles.json")))) as? [String: Any])
+        #expect(saved["global"] as? String == "quiet" && (saved["apps"] as? [String: String])?["haptic"] == "silent", "\(saved)")
+        daemon = try startDaemon()
+        #expect(try service()["globalProfile"] as? String == "quiet", "the global profile was not restored")
+        #expect(try service()["appProfile"] as? String == "silent", "the app's profile was not restored")
+        try stopDaemon(daemon)
+        daemon = try hapticd.start(["--simulate", "--socket", socket, "--profile", "full"], environment: environment)
+        try daemon.waitUntil("the socket \(socket)") { FileManager.default.fileExists(atPath: socket) }
+        #expect(try service()["globalProfile"] as? String == "full", "--profile did not win over the saved profile")
         try stopDaemon(daemon)
     }
 

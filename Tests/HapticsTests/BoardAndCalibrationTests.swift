@@ -113,6 +113,17 @@ private func boardError(_ text: String) -> BoardFileError? {
     let key = CalibrationStore.key(bus: "/dev/i2c-1", address: .drv2605, actuator: .lra(ratedVrms: 2.0, maximumVrms: 2.0, resonantHz: 175))
     let values = CalibrationValues(compensation: 10, backEMF: 117, backEMFGain: 2, lraPeriod: 58)
 
+    /// The service's unit gives hapticd `StateDirectory=haptics` and runs it as a user without a
+    /// home under `ProtectSystem=strict`: its calibration must land in `$STATE_DIRECTORY`, the one
+    /// place it may write, or it is never saved and the chip calibrates at every start.
+    @Test func theDefaultFileFollowsSystemdsStateDirectory() {
+        #expect(CalibrationStore.defaultPath(environment: ["STATE_DIRECTORY": "/var/lib/haptics", "HOME": "/"]) == "/var/lib/haptics/calibration.json")
+        #expect(CalibrationStore.defaultPath(environment: ["STATE_DIRECTORY": "/var/lib/haptics", "HAPTIC_CALIBRATION_FILE": "/tmp/c.json"]) == "/tmp/c.json")
+        let user = CalibrationStore.defaultPath(environment: ["HOME": "/home/pi"])
+        #expect(user == (getuid() == 0 ? "/var/lib/haptics/calibration.json" : "/home/pi/.local/state/haptics/calibration.json"))
+        #expect(CalibrationStore.defaultPath(environment: ["HAPTIC_CALIBRATION_FILE": "", "HOME": "/home/pi"]) == user)
+    }
+
     @Test func savesAndRestoresAcrossStores() throws {
         let store = temporaryStore()
         try store.save(CalibrationRecord(key: key, part: .drv2605L, configuration: configuration, values: values, calibratedAt: Date()))

@@ -56,11 +56,18 @@ public struct CalibrationStore: Sendable {
     /// A store in `path` (nothing is read until asked).
     public init(path: String = CalibrationStore.defaultPath) { self.path = path }
 
-    /// `$HAPTIC_CALIBRATION_FILE`; else /var/lib/haptics/calibration.json for root, and
+    /// `$HAPTIC_CALIBRATION_FILE`; else calibration.json in systemd's `$STATE_DIRECTORY` (a
+    /// unit's `StateDirectory=haptics`: /var/lib/haptics, writable by the unit's user under
+    /// `ProtectSystem=strict`); else /var/lib/haptics/calibration.json for root, and
     /// ~/.local/state/haptics/calibration.json for other users.
-    public static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["HAPTIC_CALIBRATION_FILE"] { return path }
+    public static var defaultPath: String { defaultPath(environment: ProcessInfo.processInfo.environment) }
+
+    /// `defaultPath` as `environment` decides it.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let path = environment["HAPTIC_CALIBRATION_FILE"], !path.isEmpty { return path }
+        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, state.hasPrefix("/") {
+            return state + "/calibration.json"
+        }
         if getuid() == 0 { return "/var/lib/haptics/calibration.json" }
         let home = environment["HOME"] ?? NSHomeDirectory()
         return home + "/.local/state/haptics/calibration.json"
