@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "DA7280", targets: ["DA7280"]),
+        .library(name: "KernelVibrator", targets: ["KernelVibrator"]),
         .library(name: "HardwareAccess", targets: ["HardwareAccess"]),
         .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
         .library(name: "Audio", targets: ["Audio"]),
@@ -100,10 +101,11 @@ let package = Package(
         .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(name: "DA7280", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(name: "DA7280Simulator", dependencies: ["DA7280", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
+        .target(name: "KernelVibrator", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticChip", "DRV2605", "DA7280", "HardwareAccess", "Audio",
+                "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "HardwareAccess", "Audio",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
@@ -183,7 +185,8 @@ let package = Package(
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess", "HardwareAccessTesting",
+                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess",
+                "HardwareAccessTesting",
                 "HardwareSimulation", "Audio", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict

@@ -151,4 +151,64 @@ static inline int clh_input_read(int fd, int timeout_ms, unsigned short *type, u
     *value = event.value;
     return 1;
 }
+
+// A kernel force-feedback device used as a client (feedbackd's and fftest's side of EV_FF): its
+// capabilities, effects uploaded from the flat form above, played, stopped and erased.
+
+/// EV_FF's bits into `bits` (`length` bytes); the number of bytes on success, -1 with errno.
+static inline int clh_evdev_ff_bits(int fd, unsigned char *bits, unsigned int length) {
+    return ioctl(fd, EVIOCGBIT(EV_FF, length), bits);
+}
+static inline int clh_evdev_bit(const unsigned char *bits, int bit) { return (bits[bit / 8] >> (bit % 8)) & 1; }
+static inline int clh_evdev_effects(int fd, int *count) { return ioctl(fd, EVIOCGEFFECTS, count); }
+static inline int clh_evdev_name(int fd, char *buffer, unsigned int length) { return ioctl(fd, EVIOCGNAME(length), buffer); }
+/// Uploads `in` (id -1: a new effect) with EVIOCSFF; the kernel's id comes back in `in->id`.
+static inline int clh_evdev_upload(int fd, struct clh_ff_effect *in) {
+    struct ff_effect effect;
+    memset(&effect, 0, sizeof(effect));
+    effect.type = in->type;
+    effect.id = in->id;
+    effect.direction = 0x4000;
+    effect.replay.length = in->length_ms;
+    effect.replay.delay = in->delay_ms;
+    struct ff_envelope *envelope = NULL;
+    switch (in->type) {
+    case FF_RUMBLE:
+        effect.u.rumble.strong_magnitude = in->strong;
+        effect.u.rumble.weak_magnitude = in->weak;
+        break;
+    case FF_PERIODIC:
+        effect.u.periodic.waveform = in->waveform;
+        effect.u.periodic.magnitude = in->magnitude;
+        effect.u.periodic.offset = in->offset;
+        effect.u.periodic.period = in->period_ms;
+        envelope = &effect.u.periodic.envelope;
+        break;
+    case FF_CONSTANT:
+        effect.u.constant.level = in->level;
+        envelope = &effect.u.constant.envelope;
+        break;
+    default:
+        break;
+    }
+    if (envelope) {
+        envelope->attack_length = in->attack_length_ms;
+        envelope->attack_level = in->attack_level;
+        envelope->fade_length = in->fade_length_ms;
+        envelope->fade_level = in->fade_level;
+    }
+    if (ioctl(fd, EVIOCSFF, &effect) < 0) return -1;
+    in->id = effect.id;
+    return 0;
+}
+static inline int clh_evdev_erase(int fd, int id) { return ioctl(fd, EVIOCRMFF, id); }
+/// Writes one input event (EV_FF: play or stop an effect, or the gain); 0, or -1 with errno.
+static inline int clh_evdev_write(int fd, unsigned short type, unsigned short code, int value) {
+    struct input_event event;
+    memset(&event, 0, sizeof(event));
+    event.type = type;
+    event.code = code;
+    event.value = value;
+    return write(fd, &event, sizeof(event)) == (ssize_t)sizeof(event) ? 0 : -1;
+}
 #endif

@@ -10,6 +10,9 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
     case bus(I2CError)
     /// An EN or IN/TRIG line failed.
     case gpio(GPIOError)
+    /// A kernel force-feedback device failed (a vibrator Linux drives itself); the underlying
+    /// error keeps errno and what to do.
+    case forceFeedback(ForceFeedbackDeviceError)
     /// Something answered at the address, but not a chip this driver knows: what was read, and
     /// what was expected.
     case unknownDevice(String)
@@ -41,6 +44,7 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case let .bus(error): return error.description
         case let .gpio(error): return error.description
+        case let .forceFeedback(error): return error.description
         case let .unknownDevice(text):
             return "not the expected chip at this address: \(text). Hint: check that the address is the haptic driver's and not another chip's"
         case let .timeout(what):

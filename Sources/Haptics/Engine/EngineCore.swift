@@ -15,7 +15,9 @@ final class EngineCore {
     /// The driver's waveforms in memory of its own, where it has them: a clip the chip holds
     /// plays from there on one trigger instead of streaming.
     let stored: (any StoredWaveformPlayback)?
-    let bus: MonitoredBus
+    /// The bus the driver talks through, counted; nil for a device that is not on a bus the
+    /// engine sees (a kernel vibrator).
+    let bus: MonitoredBus?
     var mapping: FeedbackMapping
     var options: HapticEngine.Options
     let logger: Logger
@@ -47,7 +49,7 @@ final class EngineCore {
     /// Live figures: bus counters read now, the current awake stretch included.
     var statistics: HapticEngine.Statistics {
         var value = counts
-        value.bus = bus.counters
+        value.bus = bus?.counters ?? BusCounters()
         value.resetsDetected = driver.resetsDetected
         value.failures += driver.suppressedErrors
         if let since = awakeSince { value.awakeSeconds += clock.now.duration(since: since).secondsDouble }
@@ -56,7 +58,7 @@ final class EngineCore {
     private var awakeSince: ClockInstant?
 
     init(
-        driver: any HapticChipDriver, library: (any EffectLibraryPlayback<WaveformSequence>)?, bus: MonitoredBus, mapping: FeedbackMapping,
+        driver: any HapticChipDriver, library: (any EffectLibraryPlayback<WaveformSequence>)?, bus: MonitoredBus?, mapping: FeedbackMapping,
         options: HapticEngine.Options, logger: Logger
     ) {
         self.driver = driver
@@ -159,7 +161,7 @@ final class EngineCore {
         if let reason = refusal(selection: selection, at: now) { return drop(label, reason) }
         // A new feedback preempts the one playing instead of queueing behind it.
         if isBusy { stopAll(standby: false) }
-        let before = bus.counters
+        let before = bus?.counters ?? BusCounters()
         do {
             switch plan {
             case let .rom(sequence):
@@ -186,11 +188,11 @@ final class EngineCore {
                 lastClipStatus = start
             }
         } catch {
-            counts.lastTrigger = bus.counters - before
+            counts.lastTrigger = (bus?.counters ?? BusCounters()) - before
             fail(label, error)
             return .dropped(.fault(String(describing: error)))
         }
-        counts.lastTrigger = bus.counters - before
+        counts.lastTrigger = (bus?.counters ?? BusCounters()) - before
         counts.played += 1
         recentTriggers.append(now)
         if selection { lastSelection = now }

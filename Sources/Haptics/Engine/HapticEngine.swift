@@ -155,10 +155,11 @@ public final class HapticEngine: Sendable {
     /// chip-neutral `HapticChipDriver`; `library` when the chip plays effects from a library of its
     /// own (without one, every plan is played as the stream); `mapping`, the chip module's table of
     /// what each feedback plays; `bus`, the bus the driver talks through, as the engine counts it
-    /// for `statistics`. Timers run on the driver's clock.
+    /// for `statistics` (nil for a device on no bus the engine sees: a kernel vibrator). Timers
+    /// run on the driver's clock.
     public init(
         driver: any HapticChipDriver, library: (any EffectLibraryPlayback<WaveformSequence>)? = nil, capabilities: Capabilities,
-        mapping: FeedbackMapping, bus: MonitoredBus, options: Options = Options(), logger: Logger = Logger(label: "haptics")
+        mapping: FeedbackMapping, bus: MonitoredBus?, options: Options = Options(), logger: Logger = Logger(label: "haptics")
     ) {
         clock = driver.clock
         self.capabilities = capabilities

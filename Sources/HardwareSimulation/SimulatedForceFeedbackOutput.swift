@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HardwareAccess
+
+/// A kernel vibrator as its force-feedback client sees it, simulated: effects uploaded, played,
+/// stopped and erased as the input core takes them (ids given out, a playing effect updated in
+/// place by a new upload, effects of zero length playing until stopped), and what the actuator is
+/// driven with recorded on the clock, as ff-memless renders one motor: the playing effects'
+/// levels added, times the gain, clamped to full scale. A rumble's full scale is the device's
+/// (`rumbleFullScale`: drv260x reaches full drive at 0x7FFF of 0xFFFF); a constant's and a
+/// periodic's is 0x7FFF. Every call is in `calls`, timed, for tests that check the stop.
+public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
+    public let name: String
+    public let path: String
+    public let capabilities: ForceFeedbackCapabilities
+    /// The share of 0xFFFF at which a rumble's strong magnitude drives the actuator at full scale.
+    public let rumbleFullScale: Double
+    /// What the actuator was driven with.
+    public private(set) var output = ActuatorRecord()
+    /// Every call, in order: ("upload", id), ("play", id), ("stop", id), ("erase", id), ("gain", 0).
+    public private(set) var calls: [(time: ClockInstant, call: String, id: Int)] = []
+    /// The master gain, 0...1.
+    public private(set) var gain = 1.0
+    /// Whether the device is open.
+    public private(set) var isOpen = true
+    /// Fail every call from now on, as a device that went away does (ENODEV).
+    public var fails = false
+
+    private let clock: any HapticClock
+    private var effects: [Int: ForceFeedbackEffect] = [:]
+    private var playing: [Int: ClockInstant?] = [:]
+
+    /// A device named `name` with `capabilities`, on `clock`.
+    public init(
+        name: String = "simulated vibrator", path: String = "/dev/input/event-simulated",
+        capabilities: ForceFeedbackCapabilities = .init(rumble: true, constant: false, periodic: true, gain: true, effectsMaximum: 16),
+        rumbleFullScale: Double = 1, clock: any HapticClock
+    ) {
+        self.name = name
+        self.path = path
+        self.capabilities = capabilities
+        self.rumbleFullScale = rumbleFullScale
+        self.clock = clock
+    }
+
+    /// Effects held now.
+    public var effectCount: Int { effects.count }
+
+    private func check(_ operation: String) throws(ForceFeedbackDeviceError) {
+        guard isOpen, !fails else {
+            throw ForceFeedbackDeviceError(operation: operation, path: path, errno: 19, detail: "the device went away")
+        }
+    }
+
+    /// The level one effect drives at.
+    private func level(of effect: ForceFeedbackEffect) -> Double {
+        switch effect.kind {
+        case let .rumble(strong, weak): return min(1, max(strong, weak / 2) / rumbleFullScale)
+        case let .constant(level): return abs(level)
+        case let .periodic(_, magnitude, _, _): return abs(magnitude)
+        }
+    }
+
+    /// Records the drive from now on, and the ends of the effects of finite length.
+    private func render() {
+        let now = clock.now
+        var total = 0.0
+        for (id, until) in playing {
+            if let until, until <= now { continue }
+            if let effect = effects[id] { total += level(of: effect) }
+        }
+        output.set(min(1, total * gain), at: now)
+        // An effect of finite length ends by itself: the drive after it is planned.
+        let ends = playing.compactMap { $0.value }.filter { $0 > now }.sorted()
+        for end in ends {
+            var after = 0.0
+            for (id, until) in playing where until.map({ $0 > end }) ?? true {
+                if let effect = effects[id] { after += level(of: effect) }
+            }
+            output.plan([ActuatorRecord.Sample(time: end, level: min(1, after * gain))])
+        }
+    }
+
+    public func upload(_ effect: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) -> Int {
+        try check("upload an effect to")
+        var effect = effect
+        if effect.id < 0 {
+            guard let free = (0..<capabilities.effectsMaximum).first(where: { effects[$0] == nil }) else {
+                throw ForceFeedbackDeviceError(operation: "upload an effect to", path: path, errno: 28, detail: "no room for another effect")
+            }
+            effect.id = free
+        } else if effects[effect.id] == nil {
+            throw ForceFeedbackDeviceError(operation: "upload an effect to", path: path, errno: 22, detail: "no effect \(effect.id)")
+        }
+        effects[effect.id] = effect
+        calls.append((clock.now, "upload", effect.id))
+        if playing.keys.contains(effect.id) { render() }
+        return effect.id
+    }
+
+    public func play(id: Int, count: Int) throws(ForceFeedbackDeviceError) {
+        try check("play an effect on")
+        guard let effect = effects[id] else {
+            throw ForceFeedbackDeviceError(operation: "play an effect on", path: path, errno: 22, detail: "no effect \(id)")
+        }
+        calls.append((clock.now, "play", id))
+        let length = effect.length == .zero ? nil : effect.length * max(count, 1)
+        // Until its end, or (nil) until stopped: updateValue keeps a nil end as an entry.
+        playing.updateValue(length.map { clock.now.advanced(by: effect.delay + $0) }, forKey: id)
+        render()
+    }
+
+    public func stop(id: Int) throws(ForceFeedbackDeviceError) {
+        try check("stop an effect on")
+        calls.append((clock.now, "stop", id))
+        playing.removeValue(forKey: id)
+        render()
+    }
+
+    public func erase(id: Int) throws(ForceFeedbackDeviceError) {
+        try check("erase an effect on")
+        calls.append((clock.now, "erase", id))
+        playing.removeValue(forKey: id)
+        effects[id] = nil
+        render()
+    }
+
+    public func setGain(_ gain: Double) throws(ForceFeedbackDeviceError) {
+        try check("set the gain of")
+        calls.append((clock.now, "gain", 0))
+        self.gain = min(max(gain, 0), 1)
+        render()
+    }
+
+    /// As the kernel does when its client closes the device: its effects erased, the drive stopped.
+    public func close() {
+        guard isOpen else { return }
+        calls.append((clock.now, "close", 0))
+        playing.removeAll()
+        effects.removeAll()
+        render()
+        isOpen = false
+    }
+}

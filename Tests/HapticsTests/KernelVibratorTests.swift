@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DRV2605
+import Foundation
+import HapticChip
+import Haptics
+import HardwareAccess
+import HardwareSimulation
+import KernelVibrator
+import Testing
+
+/// The engine on a vibrator Linux drives itself, through a simulated force-feedback device: what
+/// the actuator is driven with, and the uploads, plays, stops and erasures a client makes.
+@Suite struct KernelVibratorTests {
+    let clock = VirtualClock()
+
+    func engine(
+        _ output: SimulatedForceFeedbackOutput, actuator: ActuatorType = .erm
+    ) throws -> HapticEngine {
+        try HapticEngine(kernelVibrator: output, actuator: actuator, clock: clock, options: .isolated)
+    }
+
+    func calls(_ output: SimulatedForceFeedbackOutput, after start: ClockInstant) -> [String] {
+        output.calls.filter { $0.time >= start }.map(\.call)
+    }
+
+    /// A feedback is streamed into one effect: uploaded at zero, played, updated with each level,
+    /// then stopped and erased when it ends; the actuator is driven only while it plays.
+    @Test func aFeedbackIsStreamedAndStoppedOnTheDevice() throws {
+        let output = SimulatedForceFeedbackOutput(clock: clock)
+        let engine = try engine(output)
+        let start = clock.now
+        #expect(engine.play(.impact(.heavy)) == .played)
+        clock.advance(by: .milliseconds(300))
+        let seen = calls(output, after: start)
+        #expect(seen.first == "upload" && seen.dropFirst().first == "play", "\(seen)")
+        #expect(Array(seen.suffix(2)) == ["stop", "erase"], "\(seen)")
+        #expect(output.effectCount == 0)
+        let peak = output.output.peak(from: start, to: clock.now)
+        #expect(peak > 0.5, "peak \(peak)")
+        #expect(output.output.level(at: clock.now) == 0)
+        let readBack = try engine.withChip { try $0.readBack() }
+        #expect(readBack.standby && !readBack.driving)
+    }
+
+    /// A pattern's level reaches the actuator at absolute scale; a drv260x (full drive at 0x7FFF
+    /// of a rumble's 0xFFFF) and a device that takes all 16 bits are driven alike.
+    @Test(arguments: [("drv260x:haptics", Double(0x7FFF) / Double(0xFFFF)), ("pwm-vibrator", 1.0)])
+    func aPatternDrivesAtItsLevel(device: String, fullScale: Double) throws {
+        let output = SimulatedForceFeedbackOutput(name: device, rumbleFullScale: fullScale, clock: clock)
+        let engine = try engine(output)
+        let pattern = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.4, intensity: 0.5)])
+        let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(pattern))
+        let start = clock.now
+        player.start()
+        clock.advance(by: .milliseconds(200))
+        let middle = output.output.level(at: clock.now)
+        clock.advance(by: .milliseconds(400))
+        #expect(abs(middle - 0.5) < 0.03, "\(device): \(middle) of full scale at 0.5")
+        let bursts = output.output.bursts(from: start, to: clock.now)
+        #expect(bursts.count == 1 && abs(bursts[0].end.duration(since: bursts[0].start).secondsDouble - 0.4) < 0.02, "\(bursts)")
+        #expect(output.effectCount == 0 && calls(output, after: start).last == "erase")
+    }
+
+    /// The effect type is the device's most direct: FF_CONSTANT (da7280) before FF_RUMBLE before
+    /// FF_PERIODIC; a device with none of them is refused, naming what it has.
+    @Test func theEffectTypeIsChosenFromTheDevicesCapabilities() throws {
+        let da7280 = SimulatedForceFeedbackOutput(
+            name: "da7280-haptic", capabilities: .init(rumble: false, constant: true, periodic: true, gain: true, effectsMaximum: 16), clock: clock)
+        #expect(try KernelVibratorDriver(output: da7280, clock: clock).effectKind == .constant)
+        let drv260x = SimulatedForceFeedbackOutput(name: "drv260x:haptics", clock: clock)
+        let driver = try KernelVibratorDriver(output: drv260x, clock: clock)
+        #expect(driver.effectKind == .rumble && abs(driver.rumbleFullScale - 0x7FFF / 65535.0) < 1e-9)
+        let periodic = SimulatedForceFeedbackOutput(capabilities: .init(rumble: false, constant: false, periodic: true, gain: false, effectsMaximum: 1), clock: clock)
+        #expect(try KernelVibratorDriver(output: periodic, clock: clock).effectKind == .periodic)
+        let none = SimulatedForceFeedbackOutput(capabilities: .init(rumble: false, constant: false, periodic: false, gain: true, effectsMaximum: 1), clock: clock)
+        #expect(throws: HapticChipError.self) { try KernelVibratorDriver(output: none, clock: clock) }
+    }
+
+    /// A device that fails mid-stream (it went away): the feedback is dropped, and the driver
+    /// gives up the effect by every means it has, closing the device last, so the kernel stops it.
+    @Test func aDeviceThatFailsIsLetGoOf() throws {
+        let output = SimulatedForceFeedbackOutput(clock: clock)
+        let engine = try engine(output)
+        let pattern = HapticPattern(events: [
+            .init(type: .hapticContinuous, time: 0, duration: 1, intensity: 0.2), .init(type: .hapticContinuous, time: 0.1, duration: 0.5, intensity: 0.9)
+        ])
+        let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(pattern))
+        player.start()
+        clock.advance(by: .milliseconds(50))
+        output.fails = true
+        clock.advance(by: .milliseconds(200))
+        #expect(!output.isOpen, "the device was not closed")
+        #expect(output.output.level(at: clock.now) == 0)
+    }
+
+    /// Cancelling, and shutting the engine down, stop the actuator, and the stop is on the device.
+    @Test func stopAndShutdownStopTheActuator() throws {
+        let output = SimulatedForceFeedbackOutput(clock: clock)
+        let engine = try engine(output)
+        let long = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 5, intensity: 1)])
+        let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(long))
+        player.start()
+        clock.advance(by: .milliseconds(100))
+        #expect(output.output.level(at: clock.now) == 1)
+        player.cancel()
+        #expect(output.output.level(at: clock.now) == 0 && calls(output, after: .zero).suffix(2) == ["stop", "erase"])
+        let again = PatternPlayer(engine: engine, pattern: PatternRenderer().render(long))
+        again.start()
+        clock.advance(by: .milliseconds(100))
+        #expect(output.output.level(at: clock.now) == 1)
+        #expect(engine.shutdown())
+        #expect(output.output.level(at: clock.now) == 0, "shut down, and the vibrator kept running")
+        #expect(output.effectCount == 0)
+    }
+}
