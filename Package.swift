@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "FeedbackdDBus", "Haptics", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
+                "HapticsService", "FeedbackdDBus", "Haptics", "DRV2605", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
                 "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -22,6 +22,8 @@ public final class SimulatedHardware: HardwareProvider {
     public let da7280Chips: [String: SimulatedDA7280]
     /// The simulated switches, by "bus@address".
     public let switches: [String: SimulatedTCA9548A]
+    /// The simulated kernel vibrators by device path (a board's `"device"` drivers).
+    public let vibrators: [String: SimulatedForceFeedbackOutput]
     private let buses: [String: any I2CBus]
     private let lines: [String: (chip: SimulatedDRV2605, isEnable: Bool)]
 
@@ -39,7 +41,12 @@ public final class SimulatedHardware: HardwareProvider {
         var switches: [String: SimulatedTCA9548A] = [:]
         var buses: [String: any I2CBus] = [:]
         var lines: [String: (chip: SimulatedDRV2605, isEnable: Bool)] = [:]
+        var vibrators: [String: SimulatedForceFeedbackOutput] = [:]
         for driver in board.drivers {
+            if driver.family == .kernelVibrator, let device = driver.device {
+                vibrators[device] = SimulatedForceFeedbackOutput(name: "simulated vibrator", path: device, clock: clock)
+                continue
+            }
             let path = I2CBusPath.resolve(driver.bus)
             if (family ?? driver.family) == .da7280 {
                 let chip = SimulatedDA7280(clock: clock, address: driver.address)
@@ -78,6 +85,7 @@ public final class SimulatedHardware: HardwareProvider {
             if let line = driver.trigger { lines[Self.lineKey(line.chip, line.selector)] = (chip, false) }
         }
         self.chips = chips
+        self.vibrators = vibrators
         self.da7280Chips = da7280Chips
         self.switches = switches
         self.buses = buses
@@ -100,6 +108,14 @@ public final class SimulatedHardware: HardwareProvider {
             throw GPIOError(.noSuchLine, line: "\(chip):\(line) (\(consumer))", detail: "not wired to a simulated chip")
         }
         return wired.isEnable ? wired.chip.makeEnableLine() : wired.chip.makeTriggerLine()
+    }
+
+    /// The simulated kernel vibrator the board names at `path`.
+    public func forceFeedbackOutput(at path: String) throws -> any ForceFeedbackOutput {
+        guard let output = vibrators[path] else {
+            throw ForceFeedbackDeviceError(operation: "open", path: path, errno: 2, detail: "no simulated vibrator there")
+        }
+        return output
     }
 
     private static func lineKey(_ chip: String, _ line: GPIOLineSelector) -> String { "\(chip):\(line)" }

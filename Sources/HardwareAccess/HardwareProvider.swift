@@ -10,4 +10,14 @@ public protocol HardwareProvider: AnyObject {
     func bus(at path: String) throws -> any I2CBus
     /// `line` on `chip`, requested as an output driven low; `consumer` is what `gpioinfo` shows.
     func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine
+    /// The kernel force-feedback device at `path` (`/dev/input/eventN`, a `/dev/input/by-path/`
+    /// name, or `auto`: the vibrator feedbackd would use), opened as its client.
+    func forceFeedbackOutput(at path: String) throws -> any ForceFeedbackOutput
+}
+
+extension HardwareProvider {
+    /// A provider without kernel vibrators (a test's own bus or lines) refuses them.
+    public func forceFeedbackOutput(at path: String) throws -> any ForceFeedbackOutput {
+        throw ForceFeedbackDeviceError(operation: "open", path: path, errno: nil, detail: "this hardware has no kernel force-feedback devices")
+    }
 }

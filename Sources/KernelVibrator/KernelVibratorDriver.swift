@@ -5,8 +5,10 @@ import HardwareAccess
 
 /// A vibrator that Linux drives itself, through its force-feedback device (drv260x bound by a
 /// device-tree overlay, da7280, pwm-vibrator, gpio-vibrator: a phone's, a Pi's): the engine's
-/// drive stream rendered into one effect, uploaded at zero, played until stopped, and updated in
-/// place with each level, as the kernel lets a client update a playing effect.
+/// drive stream rendered into one effect, uploaded with the stream's first level and played until
+/// stopped, then updated in place with each level, as the kernel lets a client update a playing
+/// effect. (Uploaded at zero first, the first level would wait a second round through the kernel's
+/// driver: measured in the VM on drv260x, 12 ms to the first drive instead of 4.)
 ///
 /// The effect is the device's most direct: FF_CONSTANT where listed (da7280: a level), else
 /// FF_RUMBLE (ff-memless devices: the strong motor's magnitude), else FF_PERIODIC (its magnitude,
@@ -15,10 +17,11 @@ import HardwareAccess
 /// engine's (200 updates a second for patterns): a device's driver writes each on its own
 /// schedule (ff-memless: at once, in a work item).
 ///
-/// Levels are absolute: the gain is set to full at open, and a rumble's magnitude is scaled to the
-/// device's full scale (`rumbleFullScale`: drv260x writes the magnitude's high byte into a
-/// signed RTP register, so 0x7FFF of 0xFFFF is its full drive; a magnitude above it would wrap
-/// to braking). There is no standby to enter or leave here: the kernel's driver powers its chip
+/// Levels are absolute: the gain is set to full at open, and a rumble's magnitude is encoded as the
+/// device reads it (`RumbleEncoding`: drv260x writes one byte of the magnitude into a signed RTP
+/// register whose full drive is 0x7F, the low byte in Linux 6.1 and the high byte in 6.12, so the
+/// drive's byte goes in both; a magnitude of 0x8000 would brake on one kernel and be nothing on the
+/// other; other devices take the magnitude's share of 0xFFFF). There is no standby to enter or leave here: the kernel's driver powers its chip
 /// down when nothing plays; `enterStandby` and `shutdown` stop and erase the effect.
 public final class KernelVibratorDriver: HapticChipDriver {
     /// The device.
@@ -27,16 +30,35 @@ public final class KernelVibratorDriver: HapticChipDriver {
     public private(set) var power: HapticPowerState = .standby
     public var readyInstant: ClockInstant { clock.now }
     public var canShutDown: Bool { false }
-    public var isStreaming: Bool { effect != nil }
+    public var isStreaming: Bool { streaming }
     public var pollInterval: Duration { .milliseconds(10) }
     public var resetsDetected: Int { 0 }
     public private(set) var suppressedErrors = 0
-    /// The share of 0xFFFF at which a rumble drives the actuator at full scale.
-    public let rumbleFullScale: Double
+    /// How a rumble's magnitude is read by the device.
+    public let rumbleEncoding: RumbleEncoding
     /// Which effect type the stream is rendered into.
     public let effectKind: EffectKind
     /// The level last sent, 0...1.
     public private(set) var level = 0.0
+
+    /// How a device reads a rumble's 16-bit magnitude.
+    public enum RumbleEncoding: Sendable, Equatable {
+        /// Its share of 0xFFFF is the drive (pwm-vibrator's duty cycle; on or off for gpio-vibrator).
+        case share
+        /// drv260x: one byte of it is the chip's signed RTP drive (0x7F full), which byte
+        /// depending on the kernel; the drive's byte is sent in both (0x7F7F at full).
+        case drv260xByte
+
+        /// The magnitude, as a share of 0xFFFF, that drives at `level` (0...1).
+        public func magnitude(for level: Double) -> Double {
+            switch self {
+            case .share: return level
+            case .drv260xByte:
+                let byte = (min(max(level, 0), 1) * 127).rounded()
+                return byte * 257 / 0xFFFF
+            }
+        }
+    }
 
     /// The effect type the stream is rendered into.
     public enum EffectKind: String, Sendable {
@@ -47,13 +69,14 @@ public final class KernelVibratorDriver: HapticChipDriver {
 
     /// The id of the effect uploaded for the stream, while it exists.
     private var effect: Int?
+    /// Between `beginRealTimePlayback` and the stream's end.
+    private var streaming = false
 
-    /// A driver for `output`; `rumbleFullScale` by the device's name when not given (drv260x:
-    /// 0x7FFF of 0xFFFF; others: all of it).
-    public init(output: any ForceFeedbackOutput, clock: any HapticClock, rumbleFullScale: Double? = nil) throws(HapticChipError) {
+    /// A driver for `output`; its rumble encoding by the device's name when not given.
+    public init(output: any ForceFeedbackOutput, clock: any HapticClock, rumbleEncoding: RumbleEncoding? = nil) throws(HapticChipError) {
         self.output = output
         self.clock = clock
-        self.rumbleFullScale = rumbleFullScale ?? Self.rumbleFullScale(forDeviceNamed: output.name)
+        self.rumbleEncoding = rumbleEncoding ?? Self.rumbleEncoding(forDeviceNamed: output.name)
         let capabilities = output.capabilities
         if capabilities.constant {
             effectKind = .constant
@@ -66,10 +89,9 @@ public final class KernelVibratorDriver: HapticChipDriver {
         }
     }
 
-    /// drv260x reads the rumble magnitude's high byte as a signed drive (0x7F full): 0x7FFF is its
-    /// full scale. Devices that take all 16 bits (pwm-vibrator's duty cycle) reach it at 0xFFFF.
-    public static func rumbleFullScale(forDeviceNamed name: String) -> Double {
-        name.hasPrefix("drv260x") ? Double(0x7FFF) / Double(0xFFFF) : 1
+    /// drv260x's input device is "drv260x:haptics"; every other takes the magnitude's share.
+    public static func rumbleEncoding(forDeviceNamed name: String) -> RumbleEncoding {
+        name.hasPrefix("drv260x") ? .drv260xByte : .share
     }
 
     /// The effect that drives the actuator at `level` (0...1), until stopped.
@@ -77,7 +99,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
         let kind: ForceFeedbackEffect.Kind
         switch effectKind {
         case .constant: kind = .constant(level: level)
-        case .rumble: kind = .rumble(strong: level * rumbleFullScale, weak: 0)
+        case .rumble: kind = .rumble(strong: rumbleEncoding.magnitude(for: level), weak: 0)
         case .periodic: kind = .periodic(waveform: .sine, magnitude: level, offset: 0, period: .milliseconds(10))
         }
         return ForceFeedbackEffect(id: id, kind: kind, length: .zero)
@@ -98,6 +120,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
 
     /// Stops the effect and erases it: the kernel's driver stops its actuator.
     public func stop() throws(HapticChipError) {
+        streaming = false
         guard let id = effect else { return }
         level = 0
         try device { () throws(ForceFeedbackDeviceError) in try output.stop(id: id) }
@@ -108,6 +131,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// Stop, else erase, else close the device (the kernel then erases, and stops, what this
     /// client uploaded).
     public func stopQuietly() {
+        streaming = false
         guard let id = effect else { return }
         level = 0
         effect = nil
@@ -123,24 +147,22 @@ public final class KernelVibratorDriver: HapticChipDriver {
         }
     }
 
+    /// The stream begins at zero drive: nothing is uploaded until a level is to be driven.
     public func beginRealTimePlayback() throws(HapticChipError) {
         power = .ready
-        guard effect == nil else { return }
-        let id = try device { () throws(ForceFeedbackDeviceError) in try output.upload(effect(at: 0, id: -1)) }
-        effect = id
-        level = 0
-        try device { () throws(ForceFeedbackDeviceError) in try output.play(id: id, count: 1) }
+        streaming = true
     }
 
     /// The level's magnitude: a kernel vibrator has no braking, so a negative level drives as
     /// its size (an ERM's reverse is a DRV2605's own).
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
-        guard let id = effect else { throw .notStarted }
+        guard streaming else { throw .notStarted }
         let next = min(abs(amplitude.isFinite ? amplitude : 0), 1)
         guard next != level else { return }
         level = next
         do {
-            _ = try output.upload(effect(at: next, id: id))
+            let id = try output.upload(effect(at: next, id: effect ?? -1))
+            effect = id
             try output.play(id: id, count: 1)
         } catch {
             stopQuietly()
@@ -164,7 +186,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// What this client last asked of the device (the kernel tells a client nothing back).
     public func readBack() throws(HapticChipError) -> HapticChipReadBack {
         HapticChipReadBack(
-            standby: effect == nil, driving: effect != nil && level > 0,
+            standby: !streaming && effect == nil, driving: effect != nil && level > 0,
             details: [
                 "device": .text(output.path), "name": .text(output.name), "effect": .text(effectKind.rawValue),
                 "level": .int(Int((level * 1000).rounded())), "effects": .text(output.capabilities.names.joined(separator: " "))

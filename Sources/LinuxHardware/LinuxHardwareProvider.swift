@@ -19,6 +19,18 @@ public final class LinuxHardwareProvider: HardwareProvider {
         return bus
     }
 
+    /// The force-feedback device at `path`, or with `auto` the vibrator feedbackd would use
+    /// (`VibratorFinder`), opened as its client.
+    public func forceFeedbackOutput(at path: String) throws -> any ForceFeedbackOutput {
+        guard path == "auto" else { return try LinuxForceFeedbackOutput(path: path) }
+        guard let found = VibratorFinder().vibrator() else {
+            throw ForceFeedbackDeviceError(
+                operation: "find", path: "/dev/input", errno: nil,
+                detail: "no input device with force feedback (is the vibrator's kernel driver loaded? ls /sys/class/input/*/device/capabilities/ff)")
+        }
+        return try LinuxForceFeedbackOutput(path: found.path)
+    }
+
     /// A libgpiod output line, initially low.
     public func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine {
         try LinuxGPIOLine(chip: chip, line: line, consumer: consumer, initial: false)

@@ -68,6 +68,7 @@ struct CLIError: Error, CustomStringConvertible {
         switch error {
         case let .bus(bus): self.init(bus)
         case let .gpio(gpio): self.init(gpio)
+        case let .forceFeedback(device): self.init(device)
         case .unknownDevice: self.init(error.description, exitCode: CLIError.unavailable)
         case .invalidArgument, .invalidConfiguration: self.init(error.description, exitCode: CLIError.dataError)
         default: self.init(error.description, exitCode: CLIError.runtime)
@@ -96,6 +97,11 @@ struct CLIError: Error, CustomStringConvertible {
         self.init(error.description, exitCode: error.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
     }
 
+    /// A kernel force-feedback device that is not there (69) or may not be opened (77).
+    init(_ error: ForceFeedbackDeviceError) {
+        self.init(error.description, exitCode: error.errno == EACCES || error.errno == EPERM ? CLIError.permission : CLIError.unavailable)
+    }
+
     /// Any error as a CLI error: the typed layers keep their exit codes, anything else is a runtime failure.
     static func from(_ error: any Error) -> CLIError {
         switch error {
@@ -103,6 +109,7 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as DRV2605Error: return CLIError(error)
         case let error as I2CError: return CLIError(error)
         case let error as GPIOError: return CLIError(error)
+        case let error as ForceFeedbackDeviceError: return CLIError(error)
         case let error as BoardFileError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as PatternFileError: return CLIError(error.description, exitCode: CLIError.dataError)
         case let error as SequenceParseError: return CLIError(error.description, exitCode: CLIError.dataError)

@@ -20,6 +20,12 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "7-bit I2C address of the chip (the DRV2605 is always 0x5A).")
     var address: String = "0x5A"
 
+    @Option(
+        help: ArgumentHelp(
+            "A vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use).",
+            valueName: "device"))
+    var device: String?
+
     @Flag(help: "Run on simulated chips instead of the board: the board file's parts (a DRV2605L without one), in real time.")
     var simulate = false
 
@@ -51,13 +57,20 @@ struct GlobalOptions: ParsableArguments {
     /// a chip of its own (`--simulate`, `--board`, `--bus`).
     var serviceSocket: String? {
         if let socket { return socket }
-        guard !simulate, board == nil, bus == nil else { return nil }
+        guard !simulate, board == nil, bus == nil, device == nil else { return nil }
         return ProcessInfo.processInfo.environment["HAPTICD_SOCKET"]
     }
 
     /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {
+        if let device {
+            guard board == nil, bus == nil else { throw CLIError("--device names the vibrator: give it without --board or --bus", exitCode: CLIError.usage) }
+            guard let type = ActuatorType(rawValue: (actuator ?? "erm").lowercased()) else {
+                throw CLIError("--actuator must be lra or erm with --device, not '\(actuator ?? "")'", exitCode: CLIError.usage)
+            }
+            return (BoardFile.kernelVibrator(device: device, actuator: type), false)
+        }
         let environment = ProcessInfo.processInfo.environment["HAPTIC_BOARD"].flatMap { $0.isEmpty ? nil : $0 }
         if let path = try (board ?? environment).map({ name throws -> String in try BoardFile.locate(name) }) ?? BoardFile.defaultBoardPath() {
             return (try BoardFile.load(path), true)
@@ -90,7 +103,7 @@ struct GlobalOptions: ParsableArguments {
     /// Whether to run on simulated chips: `--simulate`, or nothing named and no I2C bus on this machine.
     func simulates(withBoardFile: Bool) -> Bool {
         guard !simulate else { return true }
-        return !withBoardFile && bus == nil && !FileManager.default.fileExists(atPath: "/dev/i2c-1")
+        return !withBoardFile && bus == nil && device == nil && !FileManager.default.fileExists(atPath: "/dev/i2c-1")
             && !((try? FileManager.default.contentsOfDirectory(atPath: "/dev"))?.contains { $0.hasPrefix("i2c-") } ?? false)
     }
 }

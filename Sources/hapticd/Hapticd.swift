@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Audio
+import DRV2605
 import FeedbackdDBus
 import Foundation
 import Haptics
@@ -16,6 +17,7 @@ import ServiceLifecycle
 extension FeedbackProfile: ExpressibleByArgument {}
 extension Importance: ExpressibleByArgument {}
 extension DBusBusKind: ExpressibleByArgument {}
+extension ActuatorType: ExpressibleByArgument {}
 
 /// `hapticd`: the system haptics service. It owns the board's chip, so several programs (a
 /// kiosk's UI, a notification daemon, a game, a shell script) share one actuator safely, with
@@ -35,6 +37,12 @@ struct Hapticd: AsyncParsableCommand {
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
     @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?
+    @Option(
+        help: ArgumentHelp(
+            "Serve a vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use).",
+            valueName: "device"))
+    var device: String?
+    @Option(help: "With --device: the actuator's type (erm or lra), for the feedback table's shapes.") var actuator: ActuatorType = .erm
     @Flag(help: "Serve the simulated chip instead of the board.") var simulate = false
     @Option(help: "Where to listen (also HAPTICD_SOCKET).") var socket = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] ?? "/run/haptics/hapticd.sock"
     @Option(help: "The global profile at start (default: the one saved in the state directory, else full).") var profile: FeedbackProfile?
@@ -94,7 +102,10 @@ struct Hapticd: AsyncParsableCommand {
         var feedbackd: FeedbackdService?
         var status = ""
         do {
-            let file = try BoardFile.named(board, orSingleOn: bus)
+            if device != nil, board != nil || bus != nil {
+                throw ValidationError("--device names the vibrator: give it without --board or --bus")
+            }
+            let file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(board, orSingleOn: bus)
             let hardware: any HardwareProvider =
                 simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)

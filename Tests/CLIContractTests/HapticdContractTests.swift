@@ -143,8 +143,9 @@ import Testing
         }
         var daemon = try startDaemon()
         #expect(try service()["globalProfile"] as? String == "full")
-        #expect(try haptic.run(["profile", "quiet", "--everyone", "--socket", socket], environment: environment).status == 0)
+        // The application's first, the global last: each change is saved when it is made.
         #expect(try haptic.run(["profile", "silent", "--app", "haptic", "--socket", socket], environment: environment).status == 0)
+        #expect(try haptic.run(["profile", "quiet", "--everyone", "--socket", socket], environment: environment).status == 0)
         try stopDaemon(daemon)
         let saved = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.file("profiles.json")))) as? [String: Any])

@@ -43,9 +43,10 @@ import Testing
         #expect(readBack.standby && !readBack.driving)
     }
 
-    /// A pattern's level reaches the actuator at absolute scale; a drv260x (full drive at 0x7FFF
-    /// of a rumble's 0xFFFF) and a device that takes all 16 bits are driven alike.
-    @Test(arguments: [("drv260x:haptics", Double(0x7FFF) / Double(0xFFFF)), ("pwm-vibrator", 1.0)])
+    /// A pattern's level reaches the actuator at absolute scale; a drv260x (its drive byte in both
+    /// bytes of the rumble's magnitude: full drive at 0x7F7F) and a device that takes all 16 bits
+    /// are driven alike.
+    @Test(arguments: [("drv260x:haptics", Double(0x7F7F) / Double(0xFFFF)), ("pwm-vibrator", 1.0)])
     func aPatternDrivesAtItsLevel(device: String, fullScale: Double) throws {
         let output = SimulatedForceFeedbackOutput(name: device, rumbleFullScale: fullScale, clock: clock)
         let engine = try engine(output)
@@ -70,7 +71,11 @@ import Testing
         #expect(try KernelVibratorDriver(output: da7280, clock: clock).effectKind == .constant)
         let drv260x = SimulatedForceFeedbackOutput(name: "drv260x:haptics", clock: clock)
         let driver = try KernelVibratorDriver(output: drv260x, clock: clock)
-        #expect(driver.effectKind == .rumble && abs(driver.rumbleFullScale - 0x7FFF / 65535.0) < 1e-9)
+        #expect(driver.effectKind == .rumble && driver.rumbleEncoding == .drv260xByte)
+        // 0.5 is drive byte 64 (0x40), sent in both bytes: 0x4040, whichever byte the kernel takes.
+        #expect(Int((driver.rumbleEncoding.magnitude(for: 0.5) * 0xFFFF).rounded()) == 0x4040)
+        #expect(Int((driver.rumbleEncoding.magnitude(for: 1) * 0xFFFF).rounded()) == 0x7F7F)
+        #expect(KernelVibratorDriver.rumbleEncoding(forDeviceNamed: "pwm-vibrator").magnitude(for: 0.5) == 0.5)
         let periodic = SimulatedForceFeedbackOutput(capabilities: .init(rumble: false, constant: false, periodic: true, gain: false, effectsMaximum: 1), clock: clock)
         #expect(try KernelVibratorDriver(output: periodic, clock: clock).effectKind == .periodic)
         let none = SimulatedForceFeedbackOutput(capabilities: .init(rumble: false, constant: false, periodic: false, gain: true, effectsMaximum: 1), clock: clock)

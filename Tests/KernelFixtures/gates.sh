@@ -100,6 +100,67 @@ gate_ff_memless() {
         }' "$1" "$2"
 }
 
+# A kernel vibrator: one pattern played by hapticd through a kernel driver's force-feedback device
+# (drv260x's evdev node) and by hapticd on the chip over I2C, each run's drive timeline (a "start NS"
+# line, taken just before the client, then the fixture's "NS PERMILLE" lines). Onset: the client's
+# start to the first drive, the least of the runs of each (the client's start under the emulator
+# varies by tens of milliseconds from run to run, and only ever upwards: the least is the path's
+# own latency plus the same start-up on both). The run of least onset of each is sampled every
+# millisecond from its own onset for 700 ms and compared at absolute scale (the fixture's permille
+# of RTP full scale on both paths).
+#
+#   gate_evdev COUNT EVDEV_RUNS... I2C_RUNS...     (the first COUNT files are the evdev runs)
+gate_evdev() {
+    count=$1
+    shift
+    awk -v count="$count" "$GATE_AWK"'
+        FNR == 1 { file++; side[file] = file <= count ? 1 : 2; n[file] = 0 }
+        $1 == "start" { start[file] = $2 + 0; next }
+        { t[file, ++n[file]] = $1 + 0; v[file, n[file]] = $2 + 0 }
+        function level(f, at,   i, value) {
+            value = 0
+            for (i = 1; i <= n[f]; i++) { if (t[f, i] <= at) value = v[f, i]; else break }
+            return value
+        }
+        function least_run(which,   f, best) {
+            best = 0
+            for (f = 1; f <= file; f++) if (side[f] == which && onset[f] >= 0 && (!best || onset[f] < onset[best])) best = f
+            return best
+        }
+        END {
+            for (f = 1; f <= file; f++) {
+                onset[f] = -1
+                for (i = 1; i <= n[f]; i++) if (v[f, i] != 0) { onset[f] = int((t[f, i] - start[f]) / 1e6); first[f] = t[f, i]; break }
+                final[f] = n[f] ? v[f, n[f]] : -1
+            }
+            e = least_run(1); c = least_run(2)
+            if (!e || !c) {
+                printf "no drive: evdev %s, I2C %s\n", e ? "driven" : "not driven", c ? "driven" : "not driven"
+                bound(e && c, "both paths drove the chip")
+                verdict()
+            }
+            peak_e = 0; peak_c = 0; total = 0
+            for (k = 0; k < 700; k++) {
+                a = level(e, first[e] + k * 1000000); b = level(c, first[c] + k * 1000000)
+                if (magnitude(a) > peak_e) peak_e = magnitude(a)
+                if (magnitude(b) > peak_c) peak_c = magnitude(b)
+                total += magnitude(a - b)
+            }
+            similarity = peak_c > 0 ? 1 - total / 700 / peak_c : 0
+            ratio = peak_c > 0 ? peak_e / peak_c : 0
+            left = 0
+            for (f = 1; f <= file; f++) if (final[f] != 0) left++
+            printf "onset (client start to first drive, least of %d and %d runs) evdev %d ms, I2C %d ms; peak %d and %d permille (ratio %.3f); similarity %.3f; runs left driving %d\n", runs(1), runs(2), onset[e], onset[c], peak_e, peak_c, ratio, similarity, left
+            bound(magnitude(onset[e] - onset[c]) <= 10, "onset within 10 ms of I2C")
+            bound(ratio >= 0.95 && ratio <= 1.05, "peak ratio 0.95...1.05")
+            bound(similarity >= 0.90, "similarity >= 0.90")
+            bound(left == 0, "not driving after any run")
+            verdict()
+        }
+        function runs(which,   f, count) { count = 0; for (f = 1; f <= file; f++) if (side[f] == which) count++; return count }
+    ' "$@"
+}
+
 # Force feedback through hapticd's uinput device: how long the fixture saw the chip driven
 # (nonzero real-time drive) while a client's rumble played SECONDS, and that it stopped.
 #

@@ -268,6 +268,31 @@ else
     echo "HIL-DAEMON-KILLED: skipped: no hapticd in this image"
 fi
 
+# The kernel's monotonic clock in ns (the fixture's timelines are on it): /proc/timer_list's "now at".
+now_ns() { sed -n '/^now at/{s/^now at \([0-9]*\) nsecs.*/\1/p;q}' /proc/timer_list; }
+# One pattern played five times by a client of hapticd started with ARGS; each run's drive timeline
+# after a "start NS" line in /tmp/evdev-NAME-RUN.txt (HIL-EVDEV).
+echo '{"Version": 1, "Pattern": [
+  {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.3, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}},
+  {"Event": {"Time": 0.3, "EventType": "HapticContinuous", "EventDuration": 0.25, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}' > /tmp/evdev.ahap
+play_pattern_runs() {
+    name=$1
+    shift
+    hapticd "$@" --socket /tmp/evdev.sock > "/tmp/evdev-$name.log" 2>&1 &
+    pattern_daemon=$!
+    for _ in $(seq 200); do [ -S /tmp/evdev.sock ] && break; sleep 0.1; done
+    for run in 1 2 3 4 5; do
+        echo 1 > /sys/module/i2c_drv2605_sim/parameters/drive_timeline
+        start=$(now_ns)
+        haptic pattern /tmp/evdev.ahap --socket /tmp/evdev.sock > "/tmp/evdev-$name-client.log" 2>&1 || cat "/tmp/evdev-$name-client.log"
+        sleep 0.3
+        { echo "start $start"; cat /sys/module/i2c_drv2605_sim/parameters/drive_timeline; } > "/tmp/evdev-$name-$run.txt"
+    done
+    kill -TERM $pattern_daemon
+    wait $pattern_daemon || { tail -5 "/tmp/evdev-$name.log"; fail "hapticd $*: exit status"; }
+    rm -f /tmp/evdev.sock
+}
+
 step "drv260x, the kernel's own driver"
 P=/sys/module/i2c_drv2605_sim/parameters
 if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
@@ -310,12 +335,25 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
             sleep 0.3
             cat $P/drive_timeline > /tmp/timeline-drv260x.txt
         fi
+        # hapticd on drv260x's force-feedback device, for HIL-EVDEV below.
+        [ -x /opt/haptics/hapticd ] && play_pattern_runs evdev --device "/dev/input/$event" --actuator lra
         echo "HIL-DRV260X: drv260x: probed and calibrated on the fixture (STATUS $status, A_CAL_COMP 0x$comp, A_CAL_BEMF 0x$bemf, FEEDBACK 0x$feedback, LRA_PERIOD 0x$period; its RATED_VOLTAGE 0x$rated and OD_CLAMP 0x$clamp $standby_note); an FF_RUMBLE of 0xc0c0 reached RTP as $peak in $writes writes; a 0x8000 rumble reached it as $truncated (this drv260x sends the 16-bit magnitude's $([ "$truncated" = 0 ] && echo "low byte: fftest's rumbles arrive as 0" || echo "high byte"))"
         # Not gated: the write count (ff-memless's timer and this emulator's speed set it), the
         # truncated rumble and the RATED_VOLTAGE kept or not (they tell which drv260x this is).
         echo "HIL-DRV260X: gates: calibration passed (STATUS DIAG_RESULT clear), LRA_PERIOD 3a, FF_RUMBLE 0xc0c0 reached RTP as 192, no driver error in the kernel log"
     fi
     echo 0 > $P/attach_drv260x
+    # HIL-EVDEV: the same pattern through hapticd on the chip over I2C, against drv260x's device.
+    if [ -s /tmp/evdev-evdev-1.txt ]; then
+        echo 1 > $P/fresh_chip
+        play_pattern_runs i2c --bus "$BUS"
+        record evdev /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt
+        echo "HIL-EVDEV: drv260x: hapticd --device on drv260x's force-feedback device ($(grep -o 'kernel vibrator[^)]*' /tmp/evdev-evdev.log | head -1)) against hapticd on the chip over I2C, one pattern (0.5 for 300 ms, then 1.0 for 250 ms) five times each"
+        gate HIL-EVDEV gate_evdev 5 /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-evdev.log; cat /tmp/evdev-evdev-1.txt | head -20; }
+        echo "HIL-EVDEV: da7280: not run yet (Linux's da7280 through hapticd --device is the next step)"
+    else
+        echo "HIL-EVDEV: skipped: no hapticd in this image"
+    fi
 else
     echo "HIL-DRV260X: drv260x skipped: not built for this kernel"
 fi

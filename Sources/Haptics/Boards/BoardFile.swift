@@ -114,6 +114,9 @@ public struct BoardFile: Sendable, Equatable {
         case drv2605
         /// Dialog's (Renesas') DA7280.
         case da7280
+        /// A vibrator Linux drives itself, through its force-feedback device (`"device"`: an
+        /// evdev node, a `/dev/input/by-path/` name, or `auto`).
+        case kernelVibrator = "kernel-vibrator"
     }
 
     /// One haptic driver chip on the board.
@@ -140,8 +143,11 @@ public struct BoardFile: Sendable, Equatable {
         public var mux: MuxChannel?
         /// What start-up does about auto-calibration (`"calibration"`; default `auto`).
         public var calibration: CalibrationPolicy = .auto
-        /// The chip (`"part": "da7280"` makes it a DA7280; any other part, or none, a DRV2605).
+        /// The chip (`"part": "da7280"` makes it a DA7280; any other part, or none, a DRV2605;
+        /// `"device"` a kernel vibrator).
         public var family: ChipFamily = .drv2605
+        /// A kernel vibrator's force-feedback device (`"device"`), nil for a chip on I2C.
+        public var device: String?
     }
 
     /// Where the file was read from (errors name it).

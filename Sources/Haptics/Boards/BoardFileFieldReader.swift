@@ -129,6 +129,15 @@ struct FieldReader {
         let field = "drivers[\(index)]"
         let object = try object(value, field)
         let name = try optionalString(object["name"], "\(field).name") ?? "driver\(index)"
+        if let device = try optionalString(object["device"], "\(field).device") {
+            for key in ["bus", "address", "part", "alsoAccepts", "enable", "trigger", "mux", "calibration"] where object[key] != nil {
+                throw fail("\(field).\(key)", "is set", "nothing beside \"device\": a kernel vibrator is Linux's to drive")
+            }
+            var driver = BoardFile.Driver(name: name, bus: device, address: .drv2605, part: nil, enable: nil, trigger: nil, mux: nil)
+            driver.family = .kernelVibrator
+            driver.device = device
+            return driver
+        }
         let bus = try optionalString(object["bus"], "\(field).bus") ?? defaultBus
         var part: Part?
         var family = BoardFile.ChipFamily.drv2605

@@ -133,6 +133,16 @@ public final class HapticBoard {
         var switchBuses: [String: MonitoredBus] = [:]
         var chips: [Chip] = []
         for driver in drivers {
+            if driver.family == .kernelVibrator, let device = driver.device {
+                let output = try hardware.forceFeedbackOutput(at: device)
+                let engine = try HapticEngine(
+                    kernelVibrator: output, actuator: preset.specification.type, clock: clock, options: engineOptions, logger: options.logger)
+                chips.append(
+                    Chip(
+                        name: driver.name, engine: engine, configuration: nil, calibrationKey: "device=\(output.path)",
+                        calibrationSource: "none needed: Linux's driver configures its chip"))
+                continue
+            }
             let busPath = I2CBusPath.resolve(driver.bus)
             let key = CalibrationStore.key(
                 bus: options.calibrationNamespace + busPath, address: driver.address,
@@ -291,6 +301,18 @@ extension BoardFile {
 }
 
 extension BoardFile {
+    /// A board with one vibrator Linux drives itself, through the force-feedback device at
+    /// `device` (an evdev node, a `/dev/input/by-path/` name, or `auto`): what `--device` opens.
+    public static func kernelVibrator(device: String, actuator: ActuatorType = .erm) -> BoardFile {
+        var file = single(actuator: actuator)
+        file.name = "kernel vibrator"
+        file.description = "a vibrator Linux drives (\(device)) with a typical \(actuator)"
+        file.drivers[0].family = .kernelVibrator
+        file.drivers[0].device = device
+        file.drivers[0].bus = device
+        return file
+    }
+
     /// The board file `board` names (a path, or a name from the board directories), else a single
     /// breakout on `bus` (a path or a number; default /dev/i2c-1): how the daemon and the studio
     /// pick their hardware from the command line.
@@ -317,6 +339,7 @@ extension HapticBoard {
     public func origin(of chip: Chip, simulated: Bool) -> String {
         if simulated { return "simulated \(chip.engine.capabilities.chip) with an \(chip.actuator)" }
         let driver = file.drivers.first { $0.name == chip.name }
+        if driver?.family == .kernelVibrator { return "\(chip.engine.capabilities.chip) (\(chip.calibrationKey.dropFirst("device=".count)))" }
         return "\(chip.engine.capabilities.chip) at \(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
             + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
     }
