@@ -229,6 +229,9 @@ public final class HapticServer: Sendable {
                 "this hapticd speaks protocol versions \(ServiceFrame.supportedVersions.lowerBound)-\(ServiceFrame.supportedVersions.upperBound), not \(request.version)",
                 id: request.id)
         }
+        // With --verbose: when each request arrived, on the engine's clock (CLOCK_MONOTONIC on the
+        // board), so that a trace of the chip or the kernel can be lined up with it.
+        logger.debug("hapticd: \(client.app): \(request.op.rawValue) received at \(engine.clock.now.nanoseconds) ns")
         var reply: ServiceReply
         switch request.op {
         case .play: reply = play(request, from: client)

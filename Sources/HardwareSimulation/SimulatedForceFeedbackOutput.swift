@@ -10,8 +10,11 @@ import HardwareAccess
 /// (`rumbleFullScale`: drv260x reaches full drive at 0x7FFF of 0xFFFF); a constant's and a
 /// periodic's is 0x7FFF. Every call is in `calls`, timed, for tests that check the stop.
 public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
+    /// The device's name (`EVIOCGNAME`).
     public let name: String
+    /// The node it was opened at.
     public let path: String
+    /// What it can play, probed at open.
     public let capabilities: ForceFeedbackCapabilities
     /// The share of 0xFFFF at which a rumble's strong magnitude drives the actuator at full scale.
     public let rumbleFullScale: Double
@@ -81,6 +84,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
         }
     }
 
+    /// Uploads (`EVIOCSFF`): a new effect for id -1, else effect `id` replaced in place.
     public func upload(_ effect: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) -> Int {
         try check("upload an effect to")
         var effect = effect
@@ -98,6 +102,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
         return effect.id
     }
 
+    /// Plays effect `id` `count` times (an EV_FF event of value `count`).
     public func play(id: Int, count: Int) throws(ForceFeedbackDeviceError) {
         try check("play an effect on")
         guard let effect = effects[id] else {
@@ -110,6 +115,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
         render()
     }
 
+    /// Stops effect `id` (an EV_FF event of value 0).
     public func stop(id: Int) throws(ForceFeedbackDeviceError) {
         try check("stop an effect on")
         calls.append((clock.now, "stop", id))
@@ -117,6 +123,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
         render()
     }
 
+    /// Erases effect `id` (`EVIOCRMFF`), stopping it.
     public func erase(id: Int) throws(ForceFeedbackDeviceError) {
         try check("erase an effect on")
         calls.append((clock.now, "erase", id))
@@ -125,6 +132,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
         render()
     }
 
+    /// Sets the master gain (FF_GAIN, 0...0xFFFF).
     public func setGain(_ gain: Double) throws(ForceFeedbackDeviceError) {
         try check("set the gain of")
         calls.append((clock.now, "gain", 0))

@@ -26,13 +26,21 @@ import HardwareAccess
 public final class KernelVibratorDriver: HapticChipDriver {
     /// The device.
     public let output: any ForceFeedbackOutput
+    /// What every wait is measured on (the driver itself waits for nothing: the kernel does).
     public let clock: any HapticClock
+    /// Ready while a stream may play; standby otherwise (the kernel powers its chip itself).
     public private(set) var power: HapticPowerState = .standby
+    /// At once: there is no wake delay a client can see.
     public var readyInstant: ClockInstant { clock.now }
+    /// No enable line of ours: the kernel's driver owns the chip.
     public var canShutDown: Bool { false }
+    /// Between `beginRealTimePlayback` and the stream's end.
     public var isStreaming: Bool { streaming }
+    /// How often the engine asks: nothing plays by itself here, so rarely matters.
     public var pollInterval: Duration { .milliseconds(10) }
+    /// None: the kernel tells a client of no chip reset.
     public var resetsDetected: Int { 0 }
+    /// Device errors `stopQuietly()` got past by erasing, or closing the device.
     public private(set) var suppressedErrors = 0
     /// How a rumble's magnitude is read by the device.
     public let rumbleEncoding: RumbleEncoding
@@ -109,13 +117,16 @@ public final class KernelVibratorDriver: HapticChipDriver {
         do { return try body() } catch { throw .forceFeedback(error) }
     }
 
+    /// Ready at once: the kernel wakes its chip when an effect plays.
     public func wake() throws(HapticChipError) { power = .ready }
 
+    /// Stops and erases the effect; the kernel's driver then puts its chip to sleep.
     public func enterStandby() throws(HapticChipError) {
         try stop()
         power = .standby
     }
 
+    /// As standby: shutting the chip down is the kernel's.
     public func shutdown() throws(HapticChipError) { try enterStandby() }
 
     /// Stops the effect and erases it: the kernel's driver stops its actuator.
@@ -170,6 +181,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
         }
     }
 
+    /// Stops and erases the effect.
     public func endRealTimePlayback(standby: Bool) throws(HapticChipError) {
         try stop()
         if standby { power = .standby }
@@ -179,8 +191,10 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// faults to its clients.
     public func playbackStatus() throws(HapticChipError) -> HapticChipStatus { HapticChipStatus(playing: false) }
 
+    /// Nothing to clear: the kernel reports no faults to a client.
     public func clearFaults() throws(HapticChipError) {}
 
+    /// Nothing plays by itself here.
     public func finishPlayback() throws(HapticChipError) {}
 
     /// What this client last asked of the device (the kernel tells a client nothing back).

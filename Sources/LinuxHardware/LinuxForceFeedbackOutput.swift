@@ -9,8 +9,11 @@ import HardwareAccess
 /// probed at open, its master gain set to full so that levels are absolute (feedbackd sets 75 %
 /// and the kernel keeps it). Closing it makes the kernel erase, and so stop, what it uploaded.
 public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
+    /// The device's name (`EVIOCGNAME`).
     public let name: String
+    /// The node it was opened at.
     public let path: String
+    /// What it can play, probed at open.
     public let capabilities: ForceFeedbackCapabilities
     private var descriptor: Int32
 
@@ -59,6 +62,7 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
         return ForceFeedbackDeviceError(operation: operation, path: path, errno: error, detail: detail)
     }
 
+    /// Uploads (`EVIOCSFF`): a new effect for id -1, else effect `id` replaced in place.
     public func upload(_ effect: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) -> Int {
         var raw = clh_ff_effect()
         raw.id = Int32(effect.id)
@@ -92,23 +96,28 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
         return Int(raw.id)
     }
 
+    /// Plays effect `id` `count` times (an EV_FF event of value `count`).
     public func play(id: Int, count: Int) throws(ForceFeedbackDeviceError) {
         guard clh_evdev_write(descriptor, UInt16(EV_FF), UInt16(clamping: id), Int32(clamping: max(count, 1))) == 0 else { throw failure("play an effect on") }
     }
 
+    /// Stops effect `id` (an EV_FF event of value 0).
     public func stop(id: Int) throws(ForceFeedbackDeviceError) {
         guard clh_evdev_write(descriptor, UInt16(EV_FF), UInt16(clamping: id), 0) == 0 else { throw failure("stop an effect on") }
     }
 
+    /// Erases effect `id` (`EVIOCRMFF`), stopping it.
     public func erase(id: Int) throws(ForceFeedbackDeviceError) {
         guard clh_evdev_erase(descriptor, Int32(id)) == 0 else { throw failure("erase an effect on") }
     }
 
+    /// Sets the master gain (FF_GAIN, 0...0xFFFF).
     public func setGain(_ gain: Double) throws(ForceFeedbackDeviceError) {
         let value = Int32((min(max(gain, 0), 1) * 0xFFFF).rounded())
         guard clh_evdev_write(descriptor, UInt16(EV_FF), UInt16(FF_GAIN), value) == 0 else { throw failure("set the gain of") }
     }
 
+    /// Closes the device: the kernel erases, and so stops, what this client uploaded.
     public func close() {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)

@@ -102,12 +102,11 @@ gate_ff_memless() {
 
 # A kernel vibrator: one pattern played by hapticd through a kernel driver's force-feedback device
 # (drv260x's evdev node) and by hapticd on the chip over I2C, each run's drive timeline (a "start NS"
-# line, taken just before the client, then the fixture's "NS PERMILLE" lines). Onset: the client's
-# start to the first drive, the least of the runs of each (the client's start under the emulator
-# varies by tens of milliseconds from run to run, and only ever upwards: the least is the path's
-# own latency plus the same start-up on both). The run of least onset of each is sampled every
-# millisecond from its own onset for 700 ms and compared at absolute scale (the fixture's permille
-# of RTP full scale on both paths).
+# line: the request's arrival at hapticd, from its --verbose log, on the monotonic clock the
+# fixture's timeline is on; then the fixture's "NS PERMILLE" lines). Onset: the request's arrival to
+# the first drive, the median of the runs of each path. The run of median onset of each is sampled
+# every millisecond from its own onset for 700 ms and compared at absolute scale (the fixture's
+# permille of RTP full scale on both paths).
 #
 #   gate_evdev COUNT EVDEV_RUNS... I2C_RUNS...     (the first COUNT files are the evdev runs)
 gate_evdev() {
@@ -122,18 +121,21 @@ gate_evdev() {
             for (i = 1; i <= n[f]; i++) { if (t[f, i] <= at) value = v[f, i]; else break }
             return value
         }
-        function least_run(which,   f, best) {
-            best = 0
-            for (f = 1; f <= file; f++) if (side[f] == which && onset[f] >= 0 && (!best || onset[f] < onset[best])) best = f
-            return best
+        function median_run(which,   f, count, list, middle) {
+            count = 0
+            for (f = 1; f <= file; f++) if (side[f] == which && onset[f] >= 0) list[++count] = onset[f]
+            if (!count) return 0
+            sorted(list, count)
+            middle = list[int((count + 1) / 2)]
+            for (f = 1; f <= file; f++) if (side[f] == which && onset[f] == middle) return f
         }
         END {
             for (f = 1; f <= file; f++) {
                 onset[f] = -1
-                for (i = 1; i <= n[f]; i++) if (v[f, i] != 0) { onset[f] = int((t[f, i] - start[f]) / 1e6); first[f] = t[f, i]; break }
+                for (i = 1; i <= n[f]; i++) if (v[f, i] != 0) { onset[f] = (t[f, i] - start[f]) / 1e6; first[f] = t[f, i]; break }
                 final[f] = n[f] ? v[f, n[f]] : -1
             }
-            e = least_run(1); c = least_run(2)
+            e = median_run(1); c = median_run(2)
             if (!e || !c) {
                 printf "no drive: evdev %s, I2C %s\n", e ? "driven" : "not driven", c ? "driven" : "not driven"
                 bound(e && c, "both paths drove the chip")
@@ -150,7 +152,7 @@ gate_evdev() {
             ratio = peak_c > 0 ? peak_e / peak_c : 0
             left = 0
             for (f = 1; f <= file; f++) if (final[f] != 0) left++
-            printf "onset (client start to first drive, least of %d and %d runs) evdev %d ms, I2C %d ms; peak %d and %d permille (ratio %.3f); similarity %.3f; runs left driving %d\n", runs(1), runs(2), onset[e], onset[c], peak_e, peak_c, ratio, similarity, left
+            printf "onset (request at hapticd to first drive, median of %d and %d runs) evdev %.1f ms, I2C %.1f ms; peak %d and %d permille (ratio %.3f); similarity %.3f; runs left driving %d\n", runs(1), runs(2), onset[e], onset[c], peak_e, peak_c, ratio, similarity, left
             bound(magnitude(onset[e] - onset[c]) <= 10, "onset within 10 ms of I2C")
             bound(ratio >= 0.95 && ratio <= 1.05, "peak ratio 0.95...1.05")
             bound(similarity >= 0.90, "similarity >= 0.90")

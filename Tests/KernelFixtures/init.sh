@@ -133,9 +133,10 @@ step "sound with haptics (HIL-AV-SYNC)"
 # snd-dummy clocking the loopback (timer_source) at 1 ms periods, lost ticks under this emulator:
 # the cable ran slow and the sounds arrived 0.45-0.9 s late. Coarser periods leave a phase error of
 # a period, no better than a jiffy.
-# A second run is allowed only when the gate measured a disturbance of the machine (a paired
-# note's GO more than 5 ms off the notes' spacing: the haptic side's own timing, which no sync
-# error moves); both runs are printed.
+# Another run (at most 3 in all) is allowed only when the gate measured a disturbance of the
+# machine (a paired note's GO more than 5 ms off the notes' spacing: the haptic side's own timing,
+# which no sync error moves); every run is printed. (A run of this emulator on a busy host once saw
+# two disturbed runs in a row: GO spacing strayed 7.0 ms both times.)
 AV_NOTES="sound /opt/haptics/sounds/tap.wav, impact-heavy"
 for n in 1 2 3 4 5 6 7 8 9 10 11 12; do AV_NOTES="$AV_NOTES, wait 0.4, sound /opt/haptics/sounds/tap.wav, impact-heavy"; done
 av_sync() {
@@ -160,16 +161,18 @@ if [ ! -x /opt/haptics/av-capture ]; then
 elif [ -e /proc/asound/Loopback ]; then
 
     failed_before=$failures
-    if ! av_sync; then
+    attempt=1
+    while ! av_sync; do
         stray=$(sed -n 's/.*GO spacing strayed \([0-9.]*\) ms.*/\1/p' /tmp/gate.out)
-        if awk -v s="${stray:-0}" 'BEGIN { exit !(s > 5) }'; then
-            echo "HIL-AV-SYNC: the machine was disturbed during that run (GO spacing strayed $stray ms, more than 5 ms): a second run"
+        if [ $attempt -lt 3 ] && awk -v s="${stray:-0}" 'BEGIN { exit !(s > 5) }'; then
+            attempt=$((attempt + 1))
+            echo "HIL-AV-SYNC: the machine was disturbed during that run (GO spacing strayed $stray ms, more than 5 ms): run $attempt of at most 3"
             failures=$failed_before
-            av_sync || { cat /tmp/av.err; grep -A12 '"audio"' /tmp/av.json; }
         else
             cat /tmp/av.err; grep -A12 '"audio"' /tmp/av.json
+            break
         fi
-    fi
+    done
     record av-sync /tmp/av.txt /tmp/av-go.txt
     record_value av-sync underruns "${underruns:-1}"
 else
@@ -268,24 +271,24 @@ else
     echo "HIL-DAEMON-KILLED: skipped: no hapticd in this image"
 fi
 
-# The kernel's monotonic clock in ns (the fixture's timelines are on it): /proc/timer_list's "now at".
-now_ns() { sed -n '/^now at/{s/^now at \([0-9]*\) nsecs.*/\1/p;q}' /proc/timer_list; }
 # One pattern played five times by a client of hapticd started with ARGS; each run's drive timeline
-# after a "start NS" line in /tmp/evdev-NAME-RUN.txt (HIL-EVDEV).
+# after a "start NS" line (the request's arrival, from hapticd's --verbose log) in
+# /tmp/evdev-NAME-RUN.txt (HIL-EVDEV).
 echo '{"Version": 1, "Pattern": [
   {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.3, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}},
   {"Event": {"Time": 0.3, "EventType": "HapticContinuous", "EventDuration": 0.25, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}' > /tmp/evdev.ahap
 play_pattern_runs() {
     name=$1
     shift
-    hapticd "$@" --socket /tmp/evdev.sock > "/tmp/evdev-$name.log" 2>&1 &
+    hapticd "$@" --socket /tmp/evdev.sock --verbose > "/tmp/evdev-$name.log" 2>&1 &
     pattern_daemon=$!
     for _ in $(seq 200); do [ -S /tmp/evdev.sock ] && break; sleep 0.1; done
     for run in 1 2 3 4 5; do
         echo 1 > /sys/module/i2c_drv2605_sim/parameters/drive_timeline
-        start=$(now_ns)
         haptic pattern /tmp/evdev.ahap --socket /tmp/evdev.sock > "/tmp/evdev-$name-client.log" 2>&1 || cat "/tmp/evdev-$name-client.log"
         sleep 0.3
+        # The request's arrival at hapticd, on the monotonic clock the fixture's timeline is on.
+        start=$(sed -n 's/.*: play received at \([0-9]*\) ns.*/\1/p' "/tmp/evdev-$name.log" | tail -1)
         { echo "start $start"; cat /sys/module/i2c_drv2605_sim/parameters/drive_timeline; } > "/tmp/evdev-$name-$run.txt"
     done
     kill -TERM $pattern_daemon
