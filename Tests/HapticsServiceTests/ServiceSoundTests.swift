@@ -20,6 +20,16 @@ import Testing
         return SoundTheme(environment: ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "LANG": "C"])
     }
 
+    /// When the recording (a 48 kHz stereo WAV of the sound engine's timeline) first gets loud
+    /// (a tenth of full scale), in seconds from its start; nil when it never does.
+    func firstHeard(_ recording: String) throws -> Double? {
+        let samples = try Data(contentsOf: URL(fileURLWithPath: recording)).dropFirst(44)
+        let loud = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).first {
+            abs(Int32(Int16(bitPattern: UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8))) >= 3277
+        }
+        return loud.map { Double(($0 - samples.startIndex) / 4) / 48_000 }
+    }
+
     @Test(arguments: [FeedbackProfile.full, .quiet])
     func aSuccessSoundsOnlyWhenTheProfileIsFull(profile: FeedbackProfile) throws {
         let rig = try EngineRig()
@@ -40,12 +50,9 @@ import Testing
         rig.clock.advance(by: .milliseconds(600))
         try engine.finish()
         let go = try #require(rig.chip.trace.first { $0.written == [0x0C, 0x01] && $0.time >= asked }?.time.seconds)
-        let samples = try Data(contentsOf: URL(fileURLWithPath: recording)).dropFirst(44)
-        let loud = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).first {
-            abs(Int32(Int16(bitPattern: UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8))) >= 3277
-        }
+        let loud = try firstHeard(recording)
         if profile == .full {
-            let heard = Double((try #require(loud) - samples.startIndex) / 4) / 48_000
+            let heard = try #require(loud)
             #expect(abs(heard - go) < 0.001)
         } else {
             #expect(loud == nil)
@@ -83,12 +90,9 @@ import Testing
         try engine.finish()
         #expect(ended.withLock { $0 } == .natural)
         let driven = try #require(rig.chip.output.bursts(from: asked, to: rig.clock.now).first, "the rumble did not play")
-        let samples = try Data(contentsOf: URL(fileURLWithPath: recording)).dropFirst(44)
-        let loud = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).first {
-            abs(Int32(Int16(bitPattern: UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8))) >= 3277
-        }
+        let loud = try firstHeard(recording)
         if profile == .full {
-            let heard = Double((try #require(loud, "the theme's sound was not heard") - samples.startIndex) / 4) / 48_000
+            let heard = try #require(loud, "the theme's sound was not heard")
             #expect(abs(heard - driven.start.seconds) < 0.002, "heard at \(heard) s, felt at \(driven.start.seconds) s")
         } else {
             #expect(loud == nil, "a full part's sound at quiet")
