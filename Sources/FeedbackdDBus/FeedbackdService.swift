@@ -12,7 +12,8 @@ import Logging
 ///   (once with timeout -1, repeated until `EndFeedback` with 0, for N seconds with N), through
 ///   the same arbitration and profiles as the socket's clients. Hints: `profile` (full, quiet or
 ///   silent: the event plays as if the profile were at most that), `important` (a boolean: an
-///   alarm or call plays through a silencing profile).
+///   alarm or call plays through a silencing profile), `sound-file` (heard instead of the
+///   theme's sound; on the session bus only).
 /// - `EndFeedback(u id)`: ends it, the actuator stopped.
 /// - Signal `FeedbackEnded(u id, u reason)`: once per id, with feedbackd's reasons
 ///   (`FeedbackEndReason`: an unknown or silenced event ends at once as not-found).
@@ -123,7 +124,16 @@ public final class FeedbackdService: Sendable {
             case let other?: return call.fail(DBusCall.invalidArgs, "the profile hint is a string, not \(other)")
             }
             if case .bool(let important)? = hints["important"] { trigger.important = important }
-            if case .string(let file)? = hints["sound-file"], !file.isEmpty { trigger.soundFile = file }
+            // The sound-file hint names a file hapticd opens: on the session bus hapticd runs as the
+            // user (as feedbackd does), on the system bus as a user of its own, which opens no file
+            // a client names (a confused deputy otherwise).
+            if case .string(let file)? = hints["sound-file"], !file.isEmpty {
+                if kind == .session {
+                    trigger.soundFile = file
+                } else {
+                    logger.info("hapticd: D-Bus \(call.sender): the sound-file hint is ignored on the system bus (hapticd opens no file a client names there)")
+                }
+            }
         } catch {
             return call.fail(DBusCall.invalidArgs, "TriggerFeedback: \(error)")
         }
