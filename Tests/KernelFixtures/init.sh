@@ -353,7 +353,7 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         record evdev /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt
         echo "HIL-EVDEV: drv260x: hapticd --device on drv260x's force-feedback device ($(grep -o 'kernel vibrator[^)]*' /tmp/evdev-evdev.log | head -1)) against hapticd on the chip over I2C, one pattern (0.5 for 300 ms, then 1.0 for 250 ms) five times each"
         gate HIL-EVDEV gate_evdev 5 /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-evdev.log; cat /tmp/evdev-evdev-1.txt | head -20; }
-        echo "HIL-EVDEV: da7280: not run yet (Linux's da7280 through hapticd --device is the next step)"
+        echo "HIL-EVDEV: da7280: not in the VM yet: the DA7280 fixture records no drive timeline to compare"
     else
         echo "HIL-EVDEV: skipped: no hapticd in this image"
     fi
