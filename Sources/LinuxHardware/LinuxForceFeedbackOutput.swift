@@ -26,7 +26,7 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
             throw ForceFeedbackDeviceError(
                 operation: "open", path: path, errno: error,
                 detail: error == ENOENT
-                    ? "no such device (haptic probe --device auto lists the vibrators)"
+                    ? "no such device (--device auto finds the vibrator feedbackd would use)"
                     : error == EACCES ? "permission denied: run as root, or add the user to the input group" : String(cString: strerror(error)))
         }
         var bits = [UInt8](repeating: 0, count: Int(FF_MAX) / 8 + 1)

@@ -46,6 +46,20 @@ import Testing
         #expect(rows.count >= 10 && fromREADME == fromHelp, "README: \(fromREADME)\nhelp:   \(fromHelp)")
     }
 
+    /// `--device`: a kernel vibrator. One that is not there is refused (69, one line naming it);
+    /// simulated, a feedback is streamed into its effect and the device is left with none.
+    @Test func aKernelVibratorIsNamedWithDevice() throws {
+        let missing = try haptic.run(["play", "success", "--device", "/dev/input/event-none"], environment: environment)
+        #expect(missing.status == 69, "\(missing.stderr)")
+        #expect(missing.errorLines.count == 1 && missing.stderr.contains("open /dev/input/event-none: no such device"), "\(missing.stderr)")
+        let played = try haptic.run(["play", "success", "--device", "/dev/input/event7", "--simulate", "--json"], environment: environment)
+        #expect(played.status == 0, "\(played.stderr)")
+        let final = try #require(played.json?["final"] as? [String: Any], "\(played.stdout)")
+        #expect(final["effect"] as? String == "FF_RUMBLE" && final["standby"] as? Bool == true && final["driving"] as? Bool == false, "\(final)")
+        #expect((played.json?["device"] as? String)?.contains("kernel vibrator") == true, "\(played.stdout)")
+        #expect(try haptic.run(["play", "success", "--device", "auto", "--bus", "1"], environment: environment).status == 64)
+    }
+
     @Test func aBoardNamedInTheEnvironmentIsFoundByName() throws {
         var environment = environment
         environment["HAPTIC_BOARD"] = "sparkfun-qwiic-da7280"
