@@ -3,10 +3,6 @@
 import Foundation
 import Haptics
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// hapticd's profiles kept across restarts (feedbackd keeps them in GSettings): the global profile
 /// and each application's, in `profiles.json` in hapticd's state directory, written whole each
 /// time one changes. A file that cannot be read is reported and left alone; the profiles start
@@ -32,12 +28,9 @@ public struct ServiceProfileStore: Sendable {
     /// A store in `path`.
     public init(path: String) { self.path = path }
 
-    /// hapticd's state directory: systemd's `$STATE_DIRECTORY` (the unit's `StateDirectory=`),
-    /// else /var/lib/haptics for root and ~/.local/state/haptics for other users.
+    /// hapticd's state directory, where the calibration is kept too (`StateDirectory`).
     public static func stateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first, directory.hasPrefix("/") { return String(directory) }
-        if getuid() == 0 { return "/var/lib/haptics" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/haptics"
+        StateDirectory.path(environment: environment)
     }
 
     /// The profiles saved, nil when there are none; a file that cannot be read throws, saying why.

@@ -20,6 +20,20 @@ import Testing
         return SoundTheme(environment: ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "LANG": "C"])
     }
 
+    /// A server at `profile` on the simulated chip, 10 ms into the virtual clock, whose sounds (the
+    /// test's own theme) are recorded on that clock into the WAV file it returns.
+    func soundServer(profile: FeedbackProfile) throws -> (EngineRig, SoundEngine, String, HapticServer) {
+        let rig = try EngineRig()
+        rig.clock.advance(by: .milliseconds(10))
+        let root = NSTemporaryDirectory() + "hapticd-sound-\(UUID().uuidString.prefix(8))"
+        let soundTheme = try theme(root)
+        let recording = root + "/timeline.wav"
+        let engine = try SoundEngine(output: try WAVFileOutput(path: recording, origin: .zero), clock: rig.clock)
+        var options = HapticServer.Options()
+        options.sounds = FeedbackSounds(engine: engine, theme: soundTheme)
+        return (rig, engine, recording, HapticServer(engine: rig.engine, device: "simulated", options: options, globalProfile: profile))
+    }
+
     /// When the recording (a 48 kHz stereo WAV of the sound engine's timeline) first gets loud
     /// (a tenth of full scale), in seconds from its start; nil when it never does.
     func firstHeard(_ recording: String) throws -> Double? {
@@ -32,15 +46,8 @@ import Testing
 
     @Test(arguments: [FeedbackProfile.full, .quiet])
     func aSuccessSoundsOnlyWhenTheProfileIsFull(profile: FeedbackProfile) throws {
-        let rig = try EngineRig()
-        rig.clock.advance(by: .milliseconds(10))
-        let root = NSTemporaryDirectory() + "hapticd-sound-\(UUID().uuidString.prefix(8))"
-        let soundTheme = try theme(root)
-        let recording = root + "/timeline.wav"
-        let engine = try SoundEngine(output: try WAVFileOutput(path: recording, origin: .zero), clock: rig.clock)
-        var options = HapticServer.Options()
-        options.sounds = FeedbackSounds(engine: engine, theme: soundTheme)
-        let server = HapticServer(engine: rig.engine, device: "simulated", options: options, globalProfile: profile)
+        let (rig, engine, recording, server) = try soundServer(profile: profile)
+        defer { try? FileManager.default.removeItem(atPath: (recording as NSString).deletingLastPathComponent) }
         var request = ServiceRequest(.play)
         request.feedback = "success"
         request.importance = .notification  // played in quiet too
@@ -64,16 +71,8 @@ import Testing
     /// the sound is heard; at quiet the vibration alone, at once.
     @Test(arguments: [FeedbackProfile.full, .quiet])
     func aThemesSoundIsHeardWithItsVibration(profile: FeedbackProfile) throws {
-        let rig = try EngineRig()
-        rig.clock.advance(by: .milliseconds(10))
-        let root = NSTemporaryDirectory() + "hapticd-theme-sound-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let soundTheme = try theme(root)
-        let recording = root + "/timeline.wav"
-        let engine = try SoundEngine(output: try WAVFileOutput(path: recording, origin: .zero), clock: rig.clock)
-        var options = HapticServer.Options()
-        options.sounds = FeedbackSounds(engine: engine, theme: soundTheme)
-        let server = HapticServer(engine: rig.engine, device: "simulated", options: options, globalProfile: profile)
+        let (rig, engine, recording, server) = try soundServer(profile: profile)
+        defer { try? FileManager.default.removeItem(atPath: (recording as NSString).deletingLastPathComponent) }
         server.setTheme(
             try FeedbackdTheme(
                 json: Data(

@@ -4,12 +4,6 @@ import DRV2605
 import Foundation
 import HardwareAccess
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// One saved auto-calibration: the results and the inputs they are valid for.
 public struct CalibrationRecord: Codable, Equatable, Sendable {
     /// Which chip and actuator: bus, address, mux channel and the actuator's datasheet values.
@@ -65,12 +59,7 @@ public struct CalibrationStore: Sendable {
     /// `defaultPath` as `environment` decides it.
     public static func defaultPath(environment: [String: String]) -> String {
         if let path = environment["HAPTIC_CALIBRATION_FILE"], !path.isEmpty { return path }
-        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, state.hasPrefix("/") {
-            return state + "/calibration.json"
-        }
-        if getuid() == 0 { return "/var/lib/haptics/calibration.json" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.local/state/haptics/calibration.json"
+        return StateDirectory.path(environment: environment) + "/calibration.json"
     }
 
     /// Where simulated chips keep their calibrations: beside `defaultPath`, its name prefixed

@@ -28,6 +28,8 @@ public final class HapticBoard {
         public let calibrationKey: String
         /// Where its calibration came from, for people: "restored from ... (calibrated ...)" or why not.
         public let calibrationSource: String
+        /// A kernel vibrator's force-feedback device as opened (`auto` resolved); nil for a chip on I2C.
+        public var device: String? = nil
     }
 
     /// What to open and how.
@@ -140,7 +142,7 @@ public final class HapticBoard {
                 chips.append(
                     Chip(
                         name: driver.name, engine: engine, configuration: nil, calibrationKey: "device=\(output.path)",
-                        calibrationSource: "none needed: Linux's driver configures its chip"))
+                        calibrationSource: "none needed: Linux's driver configures its chip", device: output.path))
                 continue
             }
             let busPath = I2CBusPath.resolve(driver.bus)
@@ -339,7 +341,7 @@ extension HapticBoard {
     public func origin(of chip: Chip, simulated: Bool) -> String {
         if simulated { return "simulated \(chip.engine.capabilities.chip) with an \(chip.actuator)" }
         let driver = file.drivers.first { $0.name == chip.name }
-        if driver?.family == .kernelVibrator { return "\(chip.engine.capabilities.chip) (\(chip.calibrationKey.dropFirst("device=".count)))" }
+        if let device = chip.device { return "\(chip.engine.capabilities.chip) (\(device))" }
         return "\(chip.engine.capabilities.chip) at \(driver?.address ?? .drv2605) on \(I2CBusPath.resolve(driver?.bus ?? "/dev/i2c-1"))"
             + (driver?.mux.map { " via TCA9548A \($0.address) channel \($0.channel)" } ?? "")
     }

@@ -49,11 +49,7 @@ public final class FeedbackSounds: Sendable {
     /// The decoded sound for `feedback` (decoded once), or nil: none themed, turned off by the
     /// theme, or not decodable.
     public func sound(for feedback: Feedback) -> Sound? {
-        guard let name = feedback.kind.themeSound else { return nil }
-        if let cached = cache.withLock({ $0[name] }) { return cached }
-        let sound = (try? theme.load(name)) ?? nil
-        cache.withLock { $0[name] = sound }
-        return sound
+        feedback.kind.themeSound.flatMap { sound(named: $0) }
     }
 
     /// The decoded sound `reference` names (decoded once): a name from the sound theme, a path or a
