@@ -13,7 +13,7 @@ import Testing
     /// systemd's `$STATE_DIRECTORY` first (the packaged unit's `StateDirectory=haptics`: the first
     /// of its list); else the user's: /var/lib/haptics for root, ~/.local/state/haptics otherwise.
     @Test func theStateDirectoryIsSystemdsThenTheUsers() {
-        #expect(ServiceProfileStore.stateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/haptics:/var/lib/other", "HOME": "/home/pi"]) == "/var/lib/haptics")
+        #expect(ServiceProfileStore.stateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/private/haptics:/var/lib/other", "HOME": "/home/pi"]) == "/var/lib/private/haptics")
         let fallback = ServiceProfileStore.stateDirectory(environment: ["HOME": "/home/pi"])
         #expect(fallback == (getuid() == 0 ? "/var/lib/haptics" : "/home/pi/.local/state/haptics"))
         #expect(ServiceProfileStore.stateDirectory(environment: ["STATE_DIRECTORY": "relative", "HOME": "/home/pi"]) == fallback)

@@ -117,7 +117,8 @@ private func boardError(_ text: String) -> BoardFileError? {
     /// home under `ProtectSystem=strict`: its calibration must land in `$STATE_DIRECTORY`, the one
     /// place it may write, or it is never saved and the chip calibrates at every start.
     @Test func theDefaultFileFollowsSystemdsStateDirectory() {
-        #expect(CalibrationStore.defaultPath(environment: ["STATE_DIRECTORY": "/var/lib/haptics", "HOME": "/"]) == "/var/lib/haptics/calibration.json")
+        // A folder of systemd's that is neither default (root's nor a user's), so that the rule shows.
+        #expect(CalibrationStore.defaultPath(environment: ["STATE_DIRECTORY": "/var/lib/private/haptics", "HOME": "/"]) == "/var/lib/private/haptics/calibration.json")
         #expect(CalibrationStore.defaultPath(environment: ["STATE_DIRECTORY": "/var/lib/haptics", "HAPTIC_CALIBRATION_FILE": "/tmp/c.json"]) == "/tmp/c.json")
         let user = CalibrationStore.defaultPath(environment: ["HOME": "/home/pi"])
         #expect(user == (getuid() == 0 ? "/var/lib/haptics/calibration.json" : "/home/pi/.local/state/haptics/calibration.json"))
