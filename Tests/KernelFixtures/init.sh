@@ -134,9 +134,9 @@ step "sound with haptics (HIL-AV-SYNC)"
 # the cable ran slow and the sounds arrived 0.45-0.9 s late. Coarser periods leave a phase error of
 # a period, no better than a jiffy.
 # Another run (at most 3 in all) is allowed only when the gate measured a disturbance of the
-# machine (a paired note's GO more than 5 ms off the notes' spacing: the haptic side's own timing,
-# which no sync error moves); every run is printed. (A run of this emulator on a busy host once saw
-# two disturbed runs in a row: GO spacing strayed 7.0 ms both times.)
+# machine (a paired note's GO more than 3 ms off the notes' spacing: the haptic side's own timing,
+# which no sync error moves; undisturbed runs stray 1.2-2.1 ms); every run is printed. (Runs of this
+# emulator on a busy host: GO spacing strayed 7.0 ms twice in a row; 4.3 ms with a p99 of 8.8 ms.)
 AV_NOTES="sound /opt/haptics/sounds/tap.wav, impact-heavy"
 for n in 1 2 3 4 5 6 7 8 9 10 11 12; do AV_NOTES="$AV_NOTES, wait 0.4, sound /opt/haptics/sounds/tap.wav, impact-heavy"; done
 av_sync() {
@@ -164,9 +164,9 @@ elif [ -e /proc/asound/Loopback ]; then
     attempt=1
     while ! av_sync; do
         stray=$(sed -n 's/.*GO spacing strayed \([0-9.]*\) ms.*/\1/p' /tmp/gate.out)
-        if [ $attempt -lt 3 ] && awk -v s="${stray:-0}" 'BEGIN { exit !(s > 5) }'; then
+        if [ $attempt -lt 3 ] && awk -v s="${stray:-0}" 'BEGIN { exit !(s > 3) }'; then
             attempt=$((attempt + 1))
-            echo "HIL-AV-SYNC: the machine was disturbed during that run (GO spacing strayed $stray ms, more than 5 ms): run $attempt of at most 3"
+            echo "HIL-AV-SYNC: the machine was disturbed during that run (GO spacing strayed $stray ms, more than 3 ms): run $attempt of at most 3"
             failures=$failed_before
         else
             cat /tmp/av.err; grep -A12 '"audio"' /tmp/av.json
