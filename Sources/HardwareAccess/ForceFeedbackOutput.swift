@@ -42,6 +42,11 @@ public protocol ForceFeedbackOutput: AnyObject {
     var path: String { get }
     /// What it can play, probed at open.
     var capabilities: ForceFeedbackCapabilities { get }
+    /// A firmware property of the device the kernel's driver was bound to, as the device tree
+    /// gives it (`dlg,nom-microvolt`: its bytes, big-endian cells; a boolean property present and
+    /// empty), or nil when it has none or the machine does not say (no device tree): what a
+    /// client needs to know of how the driver scales its levels.
+    func firmwareProperty(_ name: String) -> [UInt8]?
     /// Uploads `effect`: a new one when its id is -1, else replaces effect `id` (a playing effect
     /// is updated in place). Returns the id the kernel gave it.
     func upload(_ effect: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) -> Int

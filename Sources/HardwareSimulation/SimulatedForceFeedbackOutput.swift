@@ -8,7 +8,11 @@ import HardwareAccess
 /// driven with recorded on the clock, as ff-memless renders one motor: the playing effects'
 /// levels added, times the gain, clamped to full scale. A rumble's full scale is the device's
 /// (`rumbleFullScale`: drv260x reaches full drive at 0x7FFF of 0xFFFF); a constant's and a
-/// periodic's is 0x7FFF. Every call is in `calls`, timed, for tests that check the stop.
+/// periodic's is 0x7FFF, or, as a da7280 (`readsConstantAsDA7280`), the override Linux's da7280
+/// computes from it, read as the chip reads it with acceleration off (127 is full scale, ABSMAX;
+/// above 127 the drive reverses, recorded negative), with uploads refused while it drives and for
+/// `busyUploadsAfterStop` attempts after a stop (its work item not yet run). Every call is in
+/// `calls`, timed, for tests that check the stop.
 public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
     /// The device's name (`EVIOCGNAME`).
     public let name: String
@@ -28,6 +32,15 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
     public private(set) var isOpen = true
     /// Fail every call from now on, as a device that went away does (ENODEV).
     public var fails = false
+    /// The firmware node's properties (`firmwareProperty`).
+    public var firmwareProperties: [String: [UInt8]] = [:]
+    /// Read FF_CONSTANT as Linux's da7280 does in DRO mode with acceleration off, and refuse
+    /// uploads while driving (EBUSY).
+    public var readsConstantAsDA7280 = false
+    /// Uploads refused as busy after each stop, as da7280's until its work item runs.
+    public var busyUploadsAfterStop = 0
+    /// Uploads refused as busy so far.
+    public private(set) var busyRefusals = 0
 
     private let clock: any HapticClock
     private var effects: [Int: ForceFeedbackEffect] = [:]
@@ -48,6 +61,11 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
 
     /// Effects held now.
     public var effectCount: Int { effects.count }
+    /// Refusals left before the stopped chip takes an upload.
+    private var busyLeft = 0
+
+    /// The firmware node's property, as given.
+    public func firmwareProperty(_ name: String) -> [UInt8]? { firmwareProperties[name] }
 
     private func check(_ operation: String) throws(ForceFeedbackDeviceError) {
         guard isOpen, !fails else {
@@ -59,7 +77,11 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
     private func level(of effect: ForceFeedbackEffect) -> Double {
         switch effect.kind {
         case let .rumble(strong, weak): return min(1, max(strong, weak / 2) / rumbleFullScale)
-        case let .constant(level): return abs(level)
+        case let .constant(level):
+            guard readsConstantAsDA7280 else { return abs(level) }
+            // da7280_haptics_upload_effect: level × 254 / 0x7FFF; the chip reads it signed.
+            let override = Int((level * 0x7FFF).rounded()) * 254 / 0x7FFF
+            return Double(override <= 127 ? override : override - 256) / 127
         case let .periodic(_, magnitude, _, _): return abs(magnitude)
         }
     }
@@ -72,7 +94,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
             if let until, until <= now { continue }
             if let effect = effects[id] { total += level(of: effect) }
         }
-        output.set(min(1, total * gain), at: now)
+        output.set(min(1, total * gain), at: now)  // a reversed da7280 drive stays negative
         // An effect of finite length ends by itself: the drive after it is planned.
         let ends = playing.compactMap { $0.value }.filter { $0 > now }.sorted()
         for end in ends {
@@ -95,6 +117,12 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
             effect.id = free
         } else if effects[effect.id] == nil {
             throw ForceFeedbackDeviceError(operation: "upload an effect to", path: path, errno: 22, detail: "no effect \(effect.id)")
+        }
+        if readsConstantAsDA7280, !playing.isEmpty || busyLeft > 0 {
+            busyLeft = max(busyLeft - 1, 0)
+            busyRefusals += 1
+            calls.append((clock.now, "busy", effect.id))
+            throw ForceFeedbackDeviceError(operation: "upload an effect to", path: path, errno: 16, detail: "Device or resource busy")
         }
         effects[effect.id] = effect
         calls.append((clock.now, "upload", effect.id))
@@ -119,7 +147,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
     public func stop(id: Int) throws(ForceFeedbackDeviceError) {
         try check("stop an effect on")
         calls.append((clock.now, "stop", id))
-        playing.removeValue(forKey: id)
+        if playing.removeValue(forKey: id) != nil { busyLeft = busyUploadsAfterStop }
         render()
     }
 

@@ -12,17 +12,19 @@ import HardwareAccess
 ///
 /// The effect is the device's most direct: FF_CONSTANT where listed (da7280: a level), else
 /// FF_RUMBLE (ff-memless devices: the strong motor's magnitude), else FF_PERIODIC (its magnitude,
-/// which ff-memless drives a single motor with). Each update is an upload and a play (da7280
-/// applies a new level only on a play; ff-memless takes either). The stream's rate is the
-/// engine's (200 updates a second for patterns): a device's driver writes each on its own
-/// schedule (ff-memless: at once, in a work item).
+/// which ff-memless drives a single motor with). Each update is an upload and a play (ff-memless
+/// takes either); on a driver that refuses uploads while it drives (da7280: EBUSY), a stop, the
+/// upload once the driver's work item has stopped the chip (retried for up to 50 ms), and a play.
+/// A level is sent only when the device would drive differently (drv260x and da7280 have 127
+/// steps). The stream's rate is the engine's (200 updates a second for patterns): a device's
+/// driver writes each on its own schedule (ff-memless: at once, in a work item).
 ///
-/// Levels are absolute: the gain is set to full at open, and a rumble's magnitude is encoded as the
-/// device reads it (`RumbleEncoding`: drv260x writes one byte of the magnitude into a signed RTP
-/// register whose full drive is 0x7F, the low byte in Linux 6.1 and the high byte in 6.12, so the
-/// drive's byte goes in both; a magnitude of 0x8000 would brake on one kernel and be nothing on the
-/// other; other devices take the magnitude's share of 0xFFFF). There is no standby to enter or leave here: the kernel's driver powers its chip
-/// down when nothing plays; `enterStandby` and `shutdown` stop and erase the effect.
+/// Levels are absolute and level 1 is the actuator's rated drive: the gain is set to full at open,
+/// and each level is encoded as the device's driver reads it (`KernelVibratorRules`: drv260x's
+/// drive byte in both bytes of a rumble; da7280's override kept within 127 × NOMMAX / ABSMAX, where
+/// Linux's own full scale would reverse the drive). There is no standby to enter or leave here: the
+/// kernel's driver powers its chip down when nothing plays; `enterStandby` and `shutdown` stop and
+/// erase the effect.
 public final class KernelVibratorDriver: HapticChipDriver {
     /// The device.
     public let output: any ForceFeedbackOutput
@@ -42,31 +44,15 @@ public final class KernelVibratorDriver: HapticChipDriver {
     public var resetsDetected: Int { 0 }
     /// Device errors `stopQuietly()` got past by erasing, or closing the device.
     public private(set) var suppressedErrors = 0
-    /// How a rumble's magnitude is read by the device.
-    public let rumbleEncoding: RumbleEncoding
+    /// How the device's kernel driver reads levels.
+    public let rules: KernelVibratorRules
     /// Which effect type the stream is rendered into.
     public let effectKind: EffectKind
-    /// The level last sent, 0...1.
+    /// The level last sent, 0...1 of rated.
     public private(set) var level = 0.0
-
-    /// How a device reads a rumble's 16-bit magnitude.
-    public enum RumbleEncoding: Sendable, Equatable {
-        /// Its share of 0xFFFF is the drive (pwm-vibrator's duty cycle; on or off for gpio-vibrator).
-        case share
-        /// drv260x: one byte of it is the chip's signed RTP drive (0x7F full), which byte
-        /// depending on the kernel; the drive's byte is sent in both (0x7F7F at full).
-        case drv260xByte
-
-        /// The magnitude, as a share of 0xFFFF, that drives at `level` (0...1).
-        public func magnitude(for level: Double) -> Double {
-            switch self {
-            case .share: return level
-            case .drv260xByte:
-                let byte = (min(max(level, 0), 1) * 127).rounded()
-                return byte * 257 / 0xFFFF
-            }
-        }
-    }
+    /// Uploads the device refused as busy and that were retried (da7280 between a stop and its
+    /// work item).
+    public private(set) var busyRetries = 0
 
     /// The effect type the stream is rendered into.
     public enum EffectKind: String, Sendable {
@@ -79,12 +65,14 @@ public final class KernelVibratorDriver: HapticChipDriver {
     private var effect: Int?
     /// Between `beginRealTimePlayback` and the stream's end.
     private var streaming = false
+    /// Whether the effect was played and not stopped since.
+    private var playing = false
 
-    /// A driver for `output`; its rumble encoding by the device's name when not given.
-    public init(output: any ForceFeedbackOutput, clock: any HapticClock, rumbleEncoding: RumbleEncoding? = nil) throws(HapticChipError) {
+    /// A driver for `output`; its rules by the device's name and firmware node when not given.
+    public init(output: any ForceFeedbackOutput, clock: any HapticClock, rules: KernelVibratorRules? = nil) throws(HapticChipError) {
         self.output = output
         self.clock = clock
-        self.rumbleEncoding = rumbleEncoding ?? Self.rumbleEncoding(forDeviceNamed: output.name)
+        self.rules = rules ?? KernelVibratorRules.forDevice(named: output.name, property: output.firmwareProperty)
         let capabilities = output.capabilities
         if capabilities.constant {
             effectKind = .constant
@@ -97,18 +85,13 @@ public final class KernelVibratorDriver: HapticChipDriver {
         }
     }
 
-    /// drv260x's input device is "drv260x:haptics"; every other takes the magnitude's share.
-    public static func rumbleEncoding(forDeviceNamed name: String) -> RumbleEncoding {
-        name.hasPrefix("drv260x") ? .drv260xByte : .share
-    }
-
     /// The effect that drives the actuator at `level` (0...1), until stopped.
     private func effect(at level: Double, id: Int) -> ForceFeedbackEffect {
         let kind: ForceFeedbackEffect.Kind
         switch effectKind {
-        case .constant: kind = .constant(level: level)
-        case .rumble: kind = .rumble(strong: rumbleEncoding.magnitude(for: level), weak: 0)
-        case .periodic: kind = .periodic(waveform: .sine, magnitude: level, offset: 0, period: .milliseconds(10))
+        case .constant: kind = .constant(level: rules.constantEncoding.constantLevel(for: level))
+        case .rumble: kind = .rumble(strong: rules.rumbleEncoding.magnitude(for: level), weak: 0)
+        case .periodic: kind = .periodic(waveform: .sine, magnitude: min(max(level, 0), 1), offset: 0, period: .milliseconds(10))
         }
         return ForceFeedbackEffect(id: id, kind: kind, length: .zero)
     }
@@ -134,6 +117,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
         streaming = false
         guard let id = effect else { return }
         level = 0
+        playing = false
         try device { () throws(ForceFeedbackDeviceError) in try output.stop(id: id) }
         effect = nil
         try device { () throws(ForceFeedbackDeviceError) in try output.erase(id: id) }
@@ -145,6 +129,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
         streaming = false
         guard let id = effect else { return }
         level = 0
+        playing = false
         effect = nil
         do {
             try output.stop(id: id)
@@ -169,15 +154,43 @@ public final class KernelVibratorDriver: HapticChipDriver {
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         guard streaming else { throw .notStarted }
         let next = min(abs(amplitude.isFinite ? amplitude : 0), 1)
-        guard next != level else { return }
+        // Sent only when the device would drive differently (its steps are coarser than ours).
+        guard effect(at: next, id: 0).kind != effect(at: level, id: 0).kind else { return }
         level = next
         do {
-            let id = try output.upload(effect(at: next, id: effect ?? -1))
-            effect = id
-            try output.play(id: id, count: 1)
+            if rules.updatesWhilePlaying || effect == nil {
+                let id = try output.upload(effect(at: next, id: effect ?? -1))
+                effect = id
+                try output.play(id: id, count: 1)
+            } else if let id = effect {
+                if playing { try output.stop(id: id) }
+                playing = false
+                guard next > 0 else { return }
+                try uploadWhenIdle(effect(at: next, id: id))
+                try output.play(id: id, count: 1)
+            }
+            playing = true
         } catch {
             stopQuietly()
             throw .forceFeedback(error)
+        }
+    }
+
+    /// How long a driver that refuses uploads while it drives may take to stop after a stop.
+    public static let busyDeadline = Duration.milliseconds(50)
+
+    /// Uploads once the driver has stopped its chip: da7280 stops in a work item after the stop
+    /// event, and refuses an upload (EBUSY) until then.
+    private func uploadWhenIdle(_ next: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) {
+        let deadline = clock.now.advanced(by: Self.busyDeadline)
+        while true {
+            do {
+                _ = try output.upload(next)
+                return
+            } catch  where error.errno == 16 && clock.now < deadline {  // EBUSY
+                busyRetries += 1
+                clock.sleep(for: .milliseconds(1))
+            }
         }
     }
 
@@ -203,7 +216,8 @@ public final class KernelVibratorDriver: HapticChipDriver {
             standby: !streaming && effect == nil, driving: effect != nil && level > 0,
             details: [
                 "device": .text(output.path), "name": .text(output.name), "effect": .text(effectKind.rawValue),
-                "level": .int(Int((level * 1000).rounded())), "effects": .text(output.capabilities.names.joined(separator: " "))
+                "level": .int(Int((level * 1000).rounded())), "effects": .text(output.capabilities.names.joined(separator: " ")),
+                "rules": .text(rules.summary)
             ])
     }
 }

@@ -15,11 +15,14 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
     public let path: String
     /// What it can play, probed at open.
     public let capabilities: ForceFeedbackCapabilities
+    /// Where sysfs is (`/sys`): the device's firmware node is read from it.
+    public let sysfs: String
     private var descriptor: Int32
 
     /// Opens `path` for reading and writing (root, or the `input` group, or a udev rule), probes
     /// it, and refuses a device with no effect a vibration can be played with.
-    public init(path: String) throws(ForceFeedbackDeviceError) {
+    public init(path: String, sysfs: String = "/sys") throws(ForceFeedbackDeviceError) {
+        self.sysfs = sysfs
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
             let error = errno
@@ -55,6 +58,12 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
     }
 
     deinit { close() }
+
+    /// The property from the device tree node of the device the input device belongs to
+    /// (`VibratorFinder.firmwareProperty`).
+    public func firmwareProperty(_ name: String) -> [UInt8]? {
+        VibratorFinder(sysfs: sysfs).firmwareProperty(name, ofDeviceAt: path)
+    }
 
     private func failure(_ operation: String) -> ForceFeedbackDeviceError {
         let error = errno

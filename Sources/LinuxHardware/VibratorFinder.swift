@@ -57,6 +57,17 @@ public struct VibratorFinder: Sendable {
         }
     }
 
+    /// A property from the device tree node of the device an input device node belongs to
+    /// (`eventN/device/device/of_node/NAME`: the I2C client drv260x or da7280 was bound to), its
+    /// bytes; nil on a machine without a device tree, or when the node lacks it. A udev link
+    /// (`/dev/input/by-path/...-event`) is followed to the node it names.
+    public func firmwareProperty(_ name: String, ofDeviceAt path: String) -> [UInt8]? {
+        let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+        let event = URL(fileURLWithPath: link ?? path).lastPathComponent
+        guard !name.contains("/"), !name.hasPrefix("."), event.hasPrefix("event") else { return nil }
+        return FileManager.default.contents(atPath: "\(sysfs)/class/input/\(event)/device/device/of_node/\(name)").map { [UInt8]($0) }
+    }
+
     /// The vibrator feedbackd would use, or nil when there is none.
     public func vibrator() -> Candidate? {
         let all = candidates().filter { !$0.name.hasPrefix("hapticd") }

@@ -71,11 +71,11 @@ import Testing
         #expect(try KernelVibratorDriver(output: da7280, clock: clock).effectKind == .constant)
         let drv260x = SimulatedForceFeedbackOutput(name: "drv260x:haptics", clock: clock)
         let driver = try KernelVibratorDriver(output: drv260x, clock: clock)
-        #expect(driver.effectKind == .rumble && driver.rumbleEncoding == .drv260xByte)
+        #expect(driver.effectKind == .rumble && driver.rules.rumbleEncoding == .drv260xByte)
         // 0.5 is drive byte 64 (0x40), sent in both bytes: 0x4040, whichever byte the kernel takes.
-        #expect(Int((driver.rumbleEncoding.magnitude(for: 0.5) * 0xFFFF).rounded()) == 0x4040)
-        #expect(Int((driver.rumbleEncoding.magnitude(for: 1) * 0xFFFF).rounded()) == 0x7F7F)
-        #expect(KernelVibratorDriver.rumbleEncoding(forDeviceNamed: "pwm-vibrator").magnitude(for: 0.5) == 0.5)
+        #expect(Int((driver.rules.rumbleEncoding.magnitude(for: 0.5) * 0xFFFF).rounded()) == 0x4040)
+        #expect(Int((driver.rules.rumbleEncoding.magnitude(for: 1) * 0xFFFF).rounded()) == 0x7F7F)
+        #expect(KernelVibratorRules.forDevice(named: "pwm-vibrator") { _ in nil } == .shareOfFullScale)
         let periodic = SimulatedForceFeedbackOutput(capabilities: .init(rumble: false, constant: false, periodic: true, gain: false, effectsMaximum: 1), clock: clock)
         #expect(try KernelVibratorDriver(output: periodic, clock: clock).effectKind == .periodic)
         let none = SimulatedForceFeedbackOutput(capabilities: .init(rumble: false, constant: false, periodic: false, gain: true, effectsMaximum: 1), clock: clock)
@@ -117,5 +117,52 @@ import Testing
         #expect(engine.shutdown())
         #expect(output.output.level(at: clock.now) == 0, "shut down, and the vibrator kept running")
         #expect(output.effectCount == 0)
+    }
+
+    /// A da7280 as Linux's driver exposes it: FF_CONSTANT becomes OVERRIDE_VAL = level × 254 /
+    /// 0x7FFF, read signed with acceleration off (127 is ABSMAX; Linux's own full scale arrives as
+    /// 254 and reverses the drive), and an upload while it drives is refused (EBUSY). A pattern at
+    /// full intensity then 0.5 reaches the actuator at its rated drive (127 × NOMMAX / ABSMAX from
+    /// the device tree) and half of it, never reversed, each change a stop, an upload retried
+    /// while the driver is busy, and a play.
+    @Test func aDA7280IsDrivenAtItsRatingWithinItsDriversRules() throws {
+        let output = SimulatedForceFeedbackOutput(
+            name: "da7280-haptic", capabilities: .init(rumble: false, constant: true, periodic: true, gain: true, effectsMaximum: 15), clock: clock)
+        output.readsConstantAsDA7280 = true
+        output.busyUploadsAfterStop = 2
+        // SparkFun's LRA: 2.106 V rated, 2.26 V absolute (NOMMAX 0x5B, ABSMAX 0x61: override 119).
+        output.firmwareProperties = [
+            "dlg,actuator-type": Array("LRA\0".utf8), "dlg,nom-microvolt": [0x00, 0x20, 0x22, 0x90], "dlg,abs-max-microvolt": [0x00, 0x22, 0x7C, 0x20]
+        ]
+        let engine = try engine(output, actuator: .lra)
+        let driver = try #require(engine.withChip { $0 as? KernelVibratorDriver })
+        guard case .da7280(let limit) = driver.rules.constantEncoding else {
+            Issue.record("not read as a da7280: \(driver.rules)")
+            return
+        }
+        #expect(limit.ratedOverride == 127 * 0x5B / 0x61, "\(limit.summary)")
+        let pattern = HapticPattern(events: [
+            .init(type: .hapticContinuous, time: 0, duration: 0.3, intensity: 1), .init(type: .hapticContinuous, time: 0.3, duration: 0.3, intensity: 0.5)
+        ])
+        let player = PatternPlayer(engine: engine, pattern: PatternRenderer().render(pattern))
+        let start = clock.now
+        player.start()
+        clock.advance(by: .milliseconds(150))
+        let full = output.output.level(at: clock.now)
+        clock.advance(by: .milliseconds(300))
+        let half = output.output.level(at: clock.now)
+        clock.advance(by: .milliseconds(400))
+        let rated = Double(limit.ratedOverride) / 127
+        #expect(abs(full - rated) < 0.01, "full intensity drove \(full) of ABSMAX, rated is \(rated)")
+        #expect(abs(half - rated / 2) < 0.02, "0.5 drove \(half) of ABSMAX")
+        let lowest = output.output.samples.filter { $0.time >= start }.map(\.level).min() ?? 0
+        let peak = output.output.peak(from: start, to: clock.now)
+        #expect(lowest >= 0 && peak <= rated + 0.001, "drive from \(lowest) to \(peak) of ABSMAX: reversed, or above the rating")
+        #expect(output.busyRefusals > 0 && driver.busyRetries == output.busyRefusals, "\(output.busyRefusals) refusals, \(driver.busyRetries) retries")
+        #expect(output.output.level(at: clock.now) == 0 && output.effectCount == 0)
+        // Without a device tree, the chip's reset values (0x5A, 0x78); acceleration on: 127.
+        #expect(DA7280OverrideLimit { _ in nil }.ratedOverride == 127 * 0x5A / 0x78)
+        #expect(DA7280OverrideLimit { $0 == "dlg,acc-enable" ? [] : nil }.ratedOverride == 127)
+        #expect(DA7280OverrideLimit { $0 == "dlg,acc-enable" ? [] : $0 == "dlg,actuator-type" ? Array("ERM-coin\0".utf8) : nil }.ratedOverride == 95)
     }
 }

@@ -277,19 +277,22 @@ fi
 echo '{"Version": 1, "Pattern": [
   {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 0.3, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}},
   {"Event": {"Time": 0.3, "EventType": "HapticContinuous", "EventDuration": 0.25, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1.0}]}}]}' > /tmp/evdev.ahap
+# play_pattern_runs NAME HAPTICD-OPTIONS...: five runs of the pattern, each "start NS" and the drive
+# timeline of the fixture TIMELINE names (the DRV2605L's unless set).
 play_pattern_runs() {
     name=$1
     shift
+    timeline=${TIMELINE:-/sys/module/i2c_drv2605_sim/parameters/drive_timeline}
     hapticd "$@" --socket /tmp/evdev.sock --verbose > "/tmp/evdev-$name.log" 2>&1 &
     pattern_daemon=$!
     for _ in $(seq 200); do [ -S /tmp/evdev.sock ] && break; sleep 0.1; done
     for run in 1 2 3 4 5; do
-        echo 1 > /sys/module/i2c_drv2605_sim/parameters/drive_timeline
+        echo 1 > "$timeline"
         haptic pattern /tmp/evdev.ahap --socket /tmp/evdev.sock > "/tmp/evdev-$name-client.log" 2>&1 || cat "/tmp/evdev-$name-client.log"
         sleep 0.3
         # The request's arrival at hapticd, on the monotonic clock the fixture's timeline is on.
         start=$(sed -n 's/.*: play received at \([0-9]*\) ns.*/\1/p' "/tmp/evdev-$name.log" | tail -1)
-        { echo "start $start"; cat /sys/module/i2c_drv2605_sim/parameters/drive_timeline; } > "/tmp/evdev-$name-$run.txt"
+        { echo "start $start"; cat "$timeline"; } > "/tmp/evdev-$name-$run.txt"
     done
     kill -TERM $pattern_daemon
     wait $pattern_daemon || { tail -5 "/tmp/evdev-$name.log"; fail "hapticd $*: exit status"; }
@@ -352,8 +355,7 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         play_pattern_runs i2c --bus "$BUS"
         record evdev /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt
         echo "HIL-EVDEV: drv260x: hapticd --device on drv260x's force-feedback device ($(grep -o 'kernel vibrator[^)]*' /tmp/evdev-evdev.log | head -1)) against hapticd on the chip over I2C, one pattern (0.5 for 300 ms, then 1.0 for 250 ms) five times each"
-        gate HIL-EVDEV gate_evdev 5 /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-evdev.log; cat /tmp/evdev-evdev-1.txt | head -20; }
-        echo "HIL-EVDEV: da7280: not in the VM yet: the DA7280 fixture records no drive timeline to compare"
+        gate HIL-EVDEV gate_evdev 5 1 /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-evdev.log; cat /tmp/evdev-evdev-1.txt | head -20; }
     else
         echo "HIL-EVDEV: skipped: no hapticd in this image"
     fi
@@ -493,6 +495,9 @@ if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
         echo "HIL-DA7280: da7280: probed on the fixture ($probe); an FF_CONSTANT of 0x2000 from ff-constant reached TOP_CTL2 as 63 in DRO mode without acceleration ($peak permille of NOMMAX: 63/127 of ABSMAX, $writes drive changes); after the client closed: TOP_CTL1 $(reg 34), TOP_CTL2 $(reg 35), not driving"
         # Not gated: the drive-change count (the emulator's speed sets how often ff-core updates).
         echo "HIL-DA7280: gates: probe wrote ACTUATOR1-3 5b 61 14, CALIB_V2I 00cd, FRQ_LRA_PER 22 3c, acceleration off; FF_CONSTANT 0x2000 peak 528 permille; not driving after; the upload's memory 01 01 04 05 77 01 00, 1 sequence played, timeline 0:1065 43520:0, SEQ_START clear after; no driver error"
+        # hapticd on da7280's force-feedback device, for HIL-EVDEV's da7280 half below.
+        [ -x /opt/haptics/hapticd ] && TIMELINE=$D/drive_timeline play_pattern_runs da7280-evdev --device "/dev/input/$event" --actuator lra
+        da_nommax=$((0x$(reg 12))) da_absmax=$((0x$(reg 13)))
     fi
     echo 0 > $D/attach_da7280
     echo 1 > $D/fresh_chip
@@ -572,6 +577,26 @@ JSON
     else
         sed 's/^/HIL-DA7280: /' /tmp/da7280-demo.json | tail -8
         fail "DA7280: haptic demo on the DA7280 fixture"
+    fi
+    # HIL-EVDEV, da7280: the pattern through hapticd on da7280's device (above), against hapticd on
+    # the chip over I2C (our DA7280 driver, the board's LRA: full is NOMMAX). Linux's da7280 turns
+    # FF_CONSTANT into OVERRIDE_VAL = level x 254 / 0x7FFF, read signed with acceleration off (its
+    # default): 127 is ABSMAX, past 127 the drive reverses. hapticd keeps the override at or below
+    # 127 x NOMMAX / ABSMAX as it reads them from the device tree; this VM gives da7280 its
+    # properties as a software node, which sysfs does not show, so hapticd takes the chip's reset
+    # values (0x5A, 0x78: override 95 of 127), and the expected ratio is 95/127 x ABSMAX / NOMMAX
+    # of what da7280 wrote (0x61 and 0x5B: 0.797), below the rated drive.
+    if [ -s /tmp/evdev-da7280-evdev-1.txt ]; then
+        echo 1 > $D/fresh_chip
+        TIMELINE=$D/drive_timeline play_pattern_runs da7280-i2c --board /tmp/da7280-board.json --bus "$DABUS"
+        expected=$(awk -v n="$da_nommax" -v a="$da_absmax" 'BEGIN { printf "%.4f", int(127 * 90 / 120) / 127 * a / n }')
+        record da7280-evdev /tmp/evdev-da7280-evdev-[12345].txt /tmp/evdev-da7280-i2c-[12345].txt
+        record_value da7280-evdev expected "$expected"
+        echo "HIL-EVDEV: da7280: hapticd --device on da7280's force-feedback device ($(grep -o 'kernel vibrator[^)]*' /tmp/evdev-da7280-evdev.log | head -1))), $(grep -o 'da7280, acceleration[^)]*)' /tmp/evdev-da7280-evdev.log | head -1), against hapticd on the DA7280 over I2C, the same pattern five times each; expected ratio $expected (override 95 of 127 x ABSMAX 0x$(printf %x "$da_absmax") / NOMMAX 0x$(printf %x "$da_nommax"))"
+        gate HIL-EVDEV gate_evdev 5 "$expected" /tmp/evdev-da7280-evdev-[12345].txt /tmp/evdev-da7280-i2c-[12345].txt \
+            || { tail -3 /tmp/evdev-da7280-evdev.log; head -20 /tmp/evdev-da7280-evdev-1.txt; }
+    else
+        fail "HIL-EVDEV: da7280: hapticd on da7280's device made no runs"
     fi
 else
     fail "DA7280: no da7280-sim adapter or no da7280 module in this image"

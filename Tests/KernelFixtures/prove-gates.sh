@@ -95,13 +95,13 @@ evdev="$recorded/evdev"
 if [ -d "$evdev" ]; then
     runs=$(ls "$evdev"/evdev-evdev-*.txt) i2c=$(ls "$evdev"/evdev-i2c-*.txt)
     count=$(echo $runs | wc -w)
-    clean evdev gate_evdev "$count" $runs $i2c
+    clean evdev gate_evdev "$count" 1 $runs $i2c
     for run in $runs; do awk '$1 == "start" { print; next } { $2 = int($2 / 2) } { print }' "$run" > "$work/half-${run##*/}"; done
-    plant "evdev: drv260x's magnitude read as a share of 0xFFFF (half the drive)" gate_evdev "$count" "$work"/half-* $i2c
+    plant "evdev: drv260x's magnitude read as a share of 0xFFFF (half the drive)" gate_evdev "$count" 1 "$work"/half-* $i2c
     for run in $runs; do shift_column "$run" 1 30000000 '^[0-9]' > "$work/slow-${run##*/}"; done
-    plant "evdev: every update 30 ms late (a rate-limited stream)" gate_evdev "$count" "$work"/slow-* $i2c
+    plant "evdev: every update 30 ms late (a rate-limited stream)" gate_evdev "$count" 1 "$work"/slow-* $i2c
     for run in $runs; do awk '$1 == "start" || t0 == 0 || $1 < t0 + 300000000 { if ($1 != "start" && $2 != 0 && t0 == 0) t0 = $1; print }' "$run" > "$work/stuck-${run##*/}"; done
-    plant "evdev: the effect never stopped (left at its last level)" gate_evdev "$count" "$work"/stuck-* $i2c
+    plant "evdev: the effect never stopped (left at its last level)" gate_evdev "$count" 1 "$work"/stuck-* $i2c
 fi
 
 echo "gate proofs: $caught of $planted planted faults caught"

@@ -42,4 +42,26 @@ import Testing
         try? FileManager.default.removeItem(atPath: root + "/sys/class/input/event5")
         #expect(finder.vibrator() == nil, "hapticd's own device is never the vibrator")
     }
+
+    /// A da7280 bound by a device tree on a Pi: its properties read from the I2C client's node
+    /// (what the kernel vibrator's rules are made from), through a udev by-path link too; none on
+    /// a device without a node, and no path outside the node.
+    @Test func firmwarePropertiesAreReadFromTheDevicesNode() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try add(4, name: "da7280-haptic", ff: "30000 0", minor: 68)
+        try add(5, name: "pwm-vibrator", ff: "10000 0", minor: 69)
+        let node = "\(root)/sys/class/input/event4/device/device/of_node"
+        try FileManager.default.createDirectory(atPath: node, withIntermediateDirectories: true)
+        try Data([0x00, 0x20, 0x22, 0x90]).write(to: URL(fileURLWithPath: node + "/dlg,nom-microvolt"))
+        try Data().write(to: URL(fileURLWithPath: node + "/dlg,acc-enable"))
+        let links = root + "/by-path"
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: links + "/platform-i2c-event", withDestinationPath: "/dev/input/event4")
+        #expect(finder.firmwareProperty("dlg,nom-microvolt", ofDeviceAt: "/dev/input/event4") == [0x00, 0x20, 0x22, 0x90])
+        #expect(finder.firmwareProperty("dlg,nom-microvolt", ofDeviceAt: links + "/platform-i2c-event") == [0x00, 0x20, 0x22, 0x90])
+        #expect(finder.firmwareProperty("dlg,acc-enable", ofDeviceAt: "/dev/input/event4") == [])
+        #expect(finder.firmwareProperty("dlg,abs-max-microvolt", ofDeviceAt: "/dev/input/event4") == nil)
+        #expect(finder.firmwareProperty("dlg,nom-microvolt", ofDeviceAt: "/dev/input/event5") == nil)
+        #expect(finder.firmwareProperty("../name", ofDeviceAt: "/dev/input/event4") == nil)
+    }
 }
