@@ -19,8 +19,8 @@ import HardwareAccess
 /// steps). The stream's rate is the engine's (200 updates a second for patterns): a device's
 /// driver writes each on its own schedule (ff-memless: at once, in a work item).
 ///
-/// Levels are absolute and level 1 is the actuator's rated drive: the gain is set to full at open,
-/// and each level is encoded as the device's driver reads it (`KernelVibratorRules`: drv260x's
+/// Levels are absolute and level 1 is the actuator's rated drive: the gain is set to full at open
+/// (where the driver has a gain: not da7280), and each level is encoded as the device's driver reads it (`KernelVibratorRules`: drv260x's
 /// drive byte in both bytes of a rumble; da7280's override kept within 127 × NOMMAX / ABSMAX, where
 /// Linux's own full scale would reverse the drive). There is no standby to enter or leave here: the
 /// kernel's driver powers its chip down when nothing plays; `enterStandby` and `shutdown` stop and
@@ -74,6 +74,9 @@ public final class KernelVibratorDriver: HapticChipDriver {
         self.clock = clock
         self.rules = rules ?? KernelVibratorRules.forDevice(named: output.name, property: output.firmwareProperty)
         let capabilities = output.capabilities
+        if capabilities.gain && self.rules.setsGain {
+            do { try output.setGain(1) } catch { throw .forceFeedback(error) }
+        }
         if capabilities.constant {
             effectKind = .constant
         } else if capabilities.rumble {

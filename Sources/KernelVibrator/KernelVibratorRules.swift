@@ -14,14 +14,20 @@ public struct KernelVibratorRules: Sendable, Equatable {
     /// Whether a playing effect takes a new upload in place (ff-memless does; da7280 refuses an
     /// upload with EBUSY while it drives, so each new level is a stop, an upload and a play).
     public var updatesWhilePlaying: Bool
+    /// Whether the master gain may be set (to full, so that levels are absolute: feedbackd sets
+    /// 75 % and the kernel keeps it). Not on da7280: Linux lists FF_GAIN for it without a
+    /// `set_gain` handler, and ff-core calls it anyway: a NULL pointer dereference in the kernel
+    /// (seen in the VM on Debian 12's 6.1). It has no gain to leave behind either.
+    public var setsGain: Bool
     /// Where the rules came from, for a person reading `haptic probe` or hapticd's log.
     public var summary: String
 
     /// Rules as given.
-    public init(rumbleEncoding: RumbleEncoding, constantEncoding: ConstantEncoding, updatesWhilePlaying: Bool, summary: String) {
+    public init(rumbleEncoding: RumbleEncoding, constantEncoding: ConstantEncoding, updatesWhilePlaying: Bool, setsGain: Bool = true, summary: String) {
         self.rumbleEncoding = rumbleEncoding
         self.constantEncoding = constantEncoding
         self.updatesWhilePlaying = updatesWhilePlaying
+        self.setsGain = setsGain
         self.summary = summary
     }
 
@@ -41,7 +47,7 @@ public struct KernelVibratorRules: Sendable, Equatable {
         if name.hasPrefix("da7280") {
             let limit = DA7280OverrideLimit(property: property)
             return KernelVibratorRules(
-                rumbleEncoding: .share, constantEncoding: .da7280(limit), updatesWhilePlaying: false, summary: limit.summary)
+                rumbleEncoding: .share, constantEncoding: .da7280(limit), updatesWhilePlaying: false, setsGain: false, summary: limit.summary)
         }
         return .shareOfFullScale
     }

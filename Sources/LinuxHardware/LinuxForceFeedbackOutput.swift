@@ -6,8 +6,9 @@ import HardwareAccess
 
 /// A kernel force-feedback device opened as a client: `/dev/input/eventN` of a vibrator that
 /// Linux drives itself (drv260x, da7280, pwm-vibrator, gpio-vibrator...), its capabilities
-/// probed at open, its master gain set to full so that levels are absolute (feedbackd sets 75 %
-/// and the kernel keeps it). Closing it makes the kernel erase, and so stop, what it uploaded.
+/// probed at open. Closing it makes the kernel erase, and so stop, what it uploaded. Opening writes
+/// nothing: whether the gain may be set is the driver's (Linux's da7280 lists FF_GAIN without a
+/// handler, and ff-core calls it: a null pointer in the kernel).
 public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
     /// The device's name (`EVIOCGNAME`).
     public let name: String
@@ -54,7 +55,6 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
         }
         descriptor = fd
         self.path = path
-        if capabilities.gain { try setGain(1) }
     }
 
     deinit { close() }

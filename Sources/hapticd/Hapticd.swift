@@ -36,7 +36,8 @@ struct Hapticd: AsyncParsableCommand {
         version: SwiftHaptics.version)
 
     @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
-    @Option(help: "Without a board file: the I2C bus of the single breakout (a path or a number; default /dev/i2c-1).") var bus: String?
+    @Option(help: "The I2C bus (a path or a number): of the single breakout without a board file (default /dev/i2c-1), else of the board's chips, as haptic's --bus.") var bus:
+        String?
     @Option(
         help: ArgumentHelp(
             "Serve a vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use).",
@@ -105,7 +106,9 @@ struct Hapticd: AsyncParsableCommand {
             if device != nil, board != nil || bus != nil {
                 throw ValidationError("--device names the vibrator: give it without --board or --bus")
             }
-            let file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(board, orSingleOn: bus)
+            var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(board, orSingleOn: bus)
+            // With a board file, --bus moves its chips, as it does for haptic.
+            if board != nil, let bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
             let hardware: any HardwareProvider =
                 simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)

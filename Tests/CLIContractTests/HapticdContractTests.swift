@@ -43,6 +43,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "socket file left behind")
     }
 
+    /// `--bus` with a board file moves the board's chips to that bus, as it does for haptic: a bus
+    /// that does not exist is named in the refusal (it was silently ignored).
+    @Test func busWithABoardFileIsTheChipsBus() throws {
+        let run = try hapticd.run(
+            ["--board", "Boards/sparkfun-qwiic-da7280.json", "--bus", "/dev/i2c-77", "--socket", socket], environment: environment, deadline: .seconds(30))
+        #expect(run.status != 0 && run.stderr.contains("/dev/i2c-77"), "exit \(run.status): \(run.stderr)")
+    }
+
     @Test func twentyClientsAtOnceAreAllPlayed() throws {
         let daemon = try startDaemon()
         let clients = try (0..<20).map { _ in
