@@ -169,6 +169,54 @@ gate_evdev() {
     ' "$@"
 }
 
+# A switched vibrator (Linux's gpio-vibrator: ff-memless turning one GPIO line on and off): the
+# pattern of gate_evdev played through its force-feedback device by hapticd, against the same
+# pattern's I2C runs (any nonzero drive counts as on). Each run's burst is its first on to its last
+# off: the medians of the onsets (from the request's arrival at hapticd) within 10 ms, and of the
+# burst lengths within 20 ms of I2C's; within each burst the line off for at most 5 ms in all (a
+# new level must not switch the motor off: 0.5 and 1.0 both mean on); off after every run.
+#
+#   gate_on_off COUNT EVDEV_RUNS... I2C_RUNS...     (the first COUNT files are the evdev runs)
+gate_on_off() {
+    count=$1
+    shift
+    awk -v count="$count" "$GATE_AWK"'
+        FNR == 1 { file++; side[file] = file <= count ? 1 : 2; n[file] = 0 }
+        $1 == "start" { start[file] = $2 + 0; next }
+        { t[file, ++n[file]] = $1 + 0; v[file, n[file]] = $2 + 0 }
+        function median(which, kind,   f, k, list) {
+            k = 0
+            for (f = 1; f <= file; f++) if (side[f] == which && first[f] >= 0) list[++k] = kind == "onset" ? (first[f] - start[f]) / 1e6 : (last[f] - first[f]) / 1e6
+            if (!k) return -1
+            sorted(list, k)
+            return list[int((k + 1) / 2)]
+        }
+        END {
+            worst_gap = 0; left = 0; bursts = 0
+            for (f = 1; f <= file; f++) {
+                first[f] = -1; last[f] = -1; gap = 0; off_since = -1
+                for (i = 1; i <= n[f]; i++) {
+                    on = v[f, i] != 0
+                    if (on && first[f] < 0) first[f] = t[f, i]
+                    if (on && off_since >= 0) { gap += t[f, i] - off_since; off_since = -1 }
+                    if (!on && first[f] >= 0 && off_since < 0) { off_since = t[f, i]; last[f] = t[f, i] }
+                }
+                if (n[f] && v[f, n[f]] != 0) left++
+                if (first[f] >= 0) bursts++
+                if (side[f] == 1 && gap / 1e6 > worst_gap) worst_gap = gap / 1e6
+            }
+            onset_e = median(1, "onset"); onset_c = median(2, "onset"); length_e = median(1, "length"); length_c = median(2, "length")
+            printf "%d of %d runs switched on; onset (request at hapticd to on, median) gpio %.1f ms, I2C %.1f ms; burst %.1f ms and %.1f ms; off within a burst at most %.2f ms; runs left on %d\n", bursts, file, onset_e, onset_c, length_e, length_c, worst_gap, left
+            bound(bursts == file, "every run switched on")
+            bound(onset_e >= 0 && onset_c >= 0 && magnitude(onset_e - onset_c) <= 10, "onset within 10 ms of I2C")
+            bound(length_e >= 0 && magnitude(length_e - length_c) <= 20, "burst within 20 ms of I2C")
+            bound(worst_gap <= 5, "off within a burst <= 5 ms")
+            bound(left == 0, "off after every run")
+            verdict()
+        }
+    ' "$@"
+}
+
 # Force feedback through hapticd's uinput device: how long the fixture saw the chip driven
 # (nonzero real-time drive) while a client's rumble played SECONDS, and that it stopped.
 #

@@ -356,6 +356,32 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         record evdev /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt
         echo "HIL-EVDEV: drv260x: hapticd --device on drv260x's force-feedback device ($(grep -o 'kernel vibrator[^)]*' /tmp/evdev-evdev.log | head -1)) against hapticd on the chip over I2C, one pattern (0.5 for 300 ms, then 1.0 for 250 ms) five times each"
         gate HIL-EVDEV gate_evdev 5 1 /tmp/evdev-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-evdev.log; cat /tmp/evdev-evdev-1.txt | head -20; }
+        # A switched vibrator: Linux's gpio-vibrator (ff-memless, one line on or off), its line a
+        # fixture GPIO chip that dates each change; the same pattern against these I2C runs.
+        G=/sys/module/gpio_vibra_sim/parameters
+        if [ -e /modules/gpio-vibra.ko ] && [ -e $G/attach ]; then
+            echo 1 > $G/attach || fail "gpio-vibrator: the fixture could not make the device"
+            event=""
+            for _ in $(seq 50); do
+                for input in /sys/class/input/input*; do
+                    grep -q "^gpio-vibrator$" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
+                done
+                [ -n "$event" ] && break
+                sleep 0.1
+            done
+            if [ -z "$event" ]; then
+                dmesg | grep -i -E "vibra|regulator" | tail -5
+                fail "gpio-vibrator: no input device (probe failed)"
+            else
+                TIMELINE=$G/drive_timeline play_pattern_runs gpio-evdev --device "/dev/input/$event" --actuator erm
+                record gpio-vibrator /tmp/evdev-gpio-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt
+                echo "HIL-EVDEV: gpio-vibrator: hapticd --device on Linux's gpio-vibrator ($(grep -o 'gpio-vibrator: [^"]*' /tmp/evdev-gpio-evdev.log | head -1)), the same pattern five times, against the I2C runs above"
+                gate HIL-EVDEV gate_on_off 5 /tmp/evdev-gpio-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-gpio-evdev.log; head -20 /tmp/evdev-gpio-evdev-1.txt; }
+            fi
+            echo 0 > $G/attach
+        else
+            echo "HIL-EVDEV: gpio-vibrator skipped: not built for this kernel"
+        fi
     else
         echo "HIL-EVDEV: skipped: no hapticd in this image"
     fi

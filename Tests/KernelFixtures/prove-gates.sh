@@ -104,5 +104,20 @@ if [ -d "$evdev" ]; then
     plant "evdev: the effect never stopped (left at its last level)" gate_evdev "$count" 1 "$work"/stuck-* $i2c
 fi
 
+# HIL-EVDEV, da7280: five runs through da7280's device, five over I2C, and the expected ratio.
+da7280="$recorded/da7280-evdev"
+if [ -d "$da7280" ]; then
+    runs=$(ls "$da7280"/evdev-da7280-evdev-*.txt) i2c=$(ls "$da7280"/evdev-da7280-i2c-*.txt)
+    count=$(echo $runs | wc -w) expected=$(value da7280-evdev expected)
+    clean da7280-evdev gate_evdev "$count" "$expected" $runs $i2c
+    # Linux's own full scale: each level as its share of 0x7FFF. 0.5 reaches override 127 (ABSMAX:
+    # 1066 permille of NOMMAX), 1.0 reaches 254, read as -2 (reversed, -17).
+    for run in $runs; do awk '$1 == "start" { print; next } { $2 = $2 == 0 ? 0 : $2 < 600 ? 1066 : -17 } { print }' "$run" > "$work/share-${run##*/}"; done
+    plant "da7280: levels sent as their share of 0x7FFF (past 127: reversed)" gate_evdev "$count" "$expected" "$work"/share-* $i2c
+    # The rating ignored: the full level at override 127 (ABSMAX) instead of 95.
+    for run in $runs; do awk '$1 == "start" { print; next } { $2 = int($2 * 127 / 95) } { print }' "$run" > "$work/absmax-${run##*/}"; done
+    plant "da7280: the limit ignored (full at ABSMAX)" gate_evdev "$count" "$expected" "$work"/absmax-* $i2c
+fi
+
 echo "gate proofs: $caught of $planted planted faults caught"
 [ "$broken" -eq 0 ] && [ "$caught" -eq "$planted" ]
