@@ -20,9 +20,10 @@ import HardwareAccess
 /// driver writes each on its own schedule (ff-memless: at once, in a work item).
 ///
 /// Levels are absolute and level 1 is the actuator's rated drive: the gain is set to full at open
-/// (where the driver has a gain: not da7280), and each level is encoded as the device's driver reads it (`KernelVibratorRules`: drv260x's
-/// drive byte in both bytes of a rumble; da7280's override kept within 127 × NOMMAX / ABSMAX, where
-/// Linux's own full scale would reverse the drive). There is no standby to enter or leave here: the
+/// (where the driver has a gain: not da7280), and each level is encoded as the device's driver
+/// reads it (`KernelVibratorRules`: drv260x's drive byte in both bytes of a rumble; da7280's
+/// override kept within 127 × NOMMAX / ABSMAX, where Linux's own full scale would reverse the
+/// drive). There is no standby to enter or leave here: the
 /// kernel's driver powers its chip down when nothing plays; `enterStandby` and `shutdown` stop and
 /// erase the effect.
 public final class KernelVibratorDriver: HapticChipDriver {

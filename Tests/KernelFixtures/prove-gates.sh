@@ -119,5 +119,18 @@ if [ -d "$da7280" ]; then
     plant "da7280: the limit ignored (full at ABSMAX)" gate_evdev "$count" "$expected" "$work"/absmax-* $i2c
 fi
 
+# HIL-EVDEV, gpio-vibrator: five runs of its line, the five I2C runs they were compared with.
+gpio="$recorded/gpio-vibrator"
+if [ -d "$gpio" ]; then
+    runs=$(ls "$gpio"/evdev-gpio-evdev-*.txt) i2c=$(ls "$gpio"/evdev-i2c-*.txt)
+    count=$(echo $runs | wc -w)
+    clean gpio-vibrator gate_on_off "$count" $runs $i2c
+    # Each new level a stop and a play (the line off for 10 ms where the pattern goes to 1.0).
+    for run in $runs; do awk '$1 == "start" { print; next } $2 != 0 && !on { on = $1; print; print on + 300000000, 0; print on + 310000000, 1000; next } { print }' "$run" > "$work/gap-${run##*/}"; done
+    plant "gpio-vibrator: switched off at each new level" gate_on_off "$count" "$work"/gap-* $i2c
+    for run in $runs; do awk '$1 == "start" || $2 != 0' "$run" > "$work/on-${run##*/}"; done
+    plant "gpio-vibrator: the line left on" gate_on_off "$count" "$work"/on-* $i2c
+fi
+
 echo "gate proofs: $caught of $planted planted faults caught"
 [ "$broken" -eq 0 ] && [ "$caught" -eq "$planted" ]
