@@ -191,7 +191,9 @@ public final class KernelVibratorDriver: HapticChipDriver {
             do {
                 _ = try output.upload(next)
                 return
-            } catch  where error.errno == 16 && clock.now < deadline {  // EBUSY
+            } catch {
+                let busy = error.errno == 16  // EBUSY
+                guard busy, clock.now < deadline else { throw error }
                 busyRetries += 1
                 clock.sleep(for: .milliseconds(1))
             }

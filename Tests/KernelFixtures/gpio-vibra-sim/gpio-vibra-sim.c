@@ -23,14 +23,11 @@
 #include <linux/regulator/machine.h>
 #include <linux/spinlock.h>
 
-#define TIMELINE_SLOTS 512
+#include "drive-timeline.h"
 
 static DEFINE_SPINLOCK(line_lock);
 static int level;
 module_param(level, int, 0444);
-static u64 timeline_ns[TIMELINE_SLOTS];
-static int timeline_level[TIMELINE_SLOTS];
-static unsigned int timeline_count;
 static struct platform_device *vibrator;
 
 static void line_set(struct gpio_chip *chip, unsigned int offset, int value)
@@ -38,13 +35,8 @@ static void line_set(struct gpio_chip *chip, unsigned int offset, int value)
 	unsigned long flags;
 
 	spin_lock_irqsave(&line_lock, flags);
-	value = value ? 1 : 0;
-	if (value != level) {
-		timeline_ns[timeline_count % TIMELINE_SLOTS] = ktime_get_ns();
-		timeline_level[timeline_count % TIMELINE_SLOTS] = value * 1000;
-		timeline_count++;
-	}
-	level = value;
+	level = value ? 1 : 0;
+	drive_timeline_note(level * 1000);
 	spin_unlock_irqrestore(&line_lock, flags);
 }
 
@@ -83,25 +75,6 @@ static struct gpiod_lookup_table lookup = {
 	},
 };
 
-static int drive_timeline_get(char *buffer, const struct kernel_param *kp)
-{
-	unsigned int index, first = timeline_count > TIMELINE_SLOTS ? timeline_count - TIMELINE_SLOTS : 0;
-	int length = 0;
-
-	for (index = first; index < timeline_count && length < PAGE_SIZE - 32; index++)
-		length += scnprintf(buffer + length, PAGE_SIZE - length, "%llu %d\n",
-				    timeline_ns[index % TIMELINE_SLOTS], timeline_level[index % TIMELINE_SLOTS]);
-	return length;
-}
-
-static int drive_timeline_set(const char *value, const struct kernel_param *kp)
-{
-	timeline_count = 0;
-	return 0;
-}
-
-static const struct kernel_param_ops drive_timeline_ops = { .get = drive_timeline_get, .set = drive_timeline_set };
-module_param_cb(drive_timeline, &drive_timeline_ops, NULL, 0644);
 
 static int attach_set(const char *value, const struct kernel_param *kp)
 {

@@ -73,33 +73,8 @@ static int dro_writes;
 module_param(dro_writes, int, 0444);
 static int supply_mv = 3300;
 
-/* The register-driven drive as it changes, for comparing two drivers' timelines of one pattern. */
-#define DRIVE_TIMELINE_SLOTS 512
-static u64 drive_timeline_ns[DRIVE_TIMELINE_SLOTS];
-static int drive_timeline_level[DRIVE_TIMELINE_SLOTS];
-static unsigned int drive_timeline_count;
-
-static int drive_timeline_get(char *buffer, const struct kernel_param *kp)
-{
-	unsigned int index, first = drive_timeline_count > DRIVE_TIMELINE_SLOTS ? drive_timeline_count - DRIVE_TIMELINE_SLOTS : 0;
-	int length = 0;
-
-	for (index = first; index < drive_timeline_count && length < PAGE_SIZE - 32; index++)
-		length += scnprintf(buffer + length, PAGE_SIZE - length, "%llu %d\n",
-				    drive_timeline_ns[index % DRIVE_TIMELINE_SLOTS],
-				    drive_timeline_level[index % DRIVE_TIMELINE_SLOTS]);
-	return length;
-}
-
-static int drive_timeline_set(const char *value, const struct kernel_param *kp)
-{
-	drive_timeline_count = 0;
-	return 0;
-}
-
-static const struct kernel_param_ops drive_timeline_ops = { .get = drive_timeline_get, .set = drive_timeline_set };
-module_param_cb(drive_timeline, &drive_timeline_ops, NULL, 0644);
-MODULE_PARM_DESC(drive_timeline, "NS PERMILLE of each change of the register-driven drive; write to clear");
+/* The register-driven drive as it changes (drive-timeline.h). */
+#include "drive-timeline.h"
 static int sequences_played;
 module_param(sequences_played, int, 0444);
 
@@ -209,12 +184,9 @@ static void update(struct da_sim *sim)
 	} else if (drive != 0) {
 		sim->regs[DA_MODEL_REG_IRQ_STATUS1] &= ~DA_MODEL_ACTUATOR_CONDITIONS;
 	}
-	if (drive != drive_permille) {
+	if (drive != drive_permille)
 		dro_writes++;
-		drive_timeline_ns[drive_timeline_count % DRIVE_TIMELINE_SLOTS] = ktime_get_ns();
-		drive_timeline_level[drive_timeline_count % DRIVE_TIMELINE_SLOTS] = drive;
-		drive_timeline_count++;
-	}
+	drive_timeline_note(drive);
 	drive_permille = drive;
 	if (abs(drive) > drive_peak)
 		drive_peak = abs(drive);

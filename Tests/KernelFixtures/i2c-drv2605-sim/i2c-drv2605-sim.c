@@ -137,34 +137,8 @@ static const struct kernel_param_ops drive_onsets_ops = { .get = drive_onsets_ge
 module_param_cb(drive_onsets, &drive_onsets_ops, NULL, 0644);
 MODULE_PARM_DESC(drive_onsets, "CLOCK_MONOTONIC ns of each drive onset (GO of a sequence, RTP rising from 0); write to clear");
 
-/* The real-time drive as it changes, for comparing two drivers' timelines of one client's effects. */
-#define TIMELINE_SLOTS 512
-static u64 timeline_ns[TIMELINE_SLOTS];
-static int timeline_level[TIMELINE_SLOTS];
-static unsigned int timeline_count;
-static int timeline_last = -1;
-
-static int drive_timeline_get(char *buffer, const struct kernel_param *kp)
-{
-	unsigned int index, first = timeline_count > TIMELINE_SLOTS ? timeline_count - TIMELINE_SLOTS : 0;
-	int length = 0;
-
-	for (index = first; index < timeline_count && length < PAGE_SIZE - 32; index++)
-		length += scnprintf(buffer + length, PAGE_SIZE - length, "%llu %d\n",
-				    timeline_ns[index % TIMELINE_SLOTS], timeline_level[index % TIMELINE_SLOTS]);
-	return length;
-}
-
-static int drive_timeline_set(const char *value, const struct kernel_param *kp)
-{
-	timeline_count = 0;
-	timeline_last = -1;
-	return 0;
-}
-
-static const struct kernel_param_ops drive_timeline_ops = { .get = drive_timeline_get, .set = drive_timeline_set };
-module_param_cb(drive_timeline, &drive_timeline_ops, NULL, 0644);
-MODULE_PARM_DESC(drive_timeline, "NS PERMILLE of each change of the real-time drive; write to clear");
+/* The real-time drive as it changes (drive-timeline.h). */
+#include "drive-timeline.h"
 
 /*
  * Each sequence's GO: when it was set, and when it cleared, by the chip at the sequence's end
@@ -451,12 +425,7 @@ static void note_drive(struct drv_sim *sim)
 {
 	int level = (mode_of(sim) == 5 && !in_standby(sim)) ? real_time_permille(sim) : 0;
 
-	if (level == timeline_last)
-		return;
-	timeline_last = level;
-	timeline_ns[timeline_count % TIMELINE_SLOTS] = ktime_get_ns();
-	timeline_level[timeline_count % TIMELINE_SLOTS] = level;
-	timeline_count++;
+	drive_timeline_note(level);
 }
 
 static void drive_real_time(struct drv_sim *sim)
