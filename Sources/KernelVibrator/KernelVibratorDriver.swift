@@ -16,8 +16,9 @@ import HardwareAccess
 /// takes either); on a driver that refuses uploads while it drives (da7280: EBUSY), a stop, the
 /// upload once the driver's work item has stopped the chip (retried for up to 50 ms), and a play.
 /// A level is sent only when the device would drive differently (drv260x and da7280 have 127
-/// steps). The stream's rate is the engine's (200 updates a second for patterns): a device's
-/// driver writes each on its own schedule (ff-memless: at once, in a work item).
+/// steps). The stream's rate is the engine's (200 updates a second for patterns), bounded by the
+/// rules' `minimumUpdateInterval` (da7280: 10 ms); ff-memless applies each update at once, and its
+/// driver's work item keeps the latest.
 ///
 /// Levels are absolute and level 1 is the actuator's rated drive: the gain is set to full at open
 /// (where the driver has a gain: not da7280), and each level is encoded as the device's driver
@@ -68,6 +69,8 @@ public final class KernelVibratorDriver: HapticChipDriver {
     private var streaming = false
     /// Whether the effect was played and not stopped since.
     private var playing = false
+    /// When the last level was sent, for the rules' rate bound.
+    private var lastSent: ClockInstant?
 
     /// A driver for `output`; its rules by the device's name and firmware node when not given.
     public init(output: any ForceFeedbackOutput, clock: any HapticClock, rules: KernelVibratorRules? = nil) throws(HapticChipError) {
@@ -119,6 +122,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// Stops the effect and erases it: the kernel's driver stops its actuator.
     public func stop() throws(HapticChipError) {
         streaming = false
+        lastSent = nil
         guard let id = effect else { return }
         level = 0
         playing = false
@@ -131,6 +135,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// client uploaded).
     public func stopQuietly() {
         streaming = false
+        lastSent = nil
         guard let id = effect else { return }
         level = 0
         playing = false
@@ -158,19 +163,25 @@ public final class KernelVibratorDriver: HapticChipDriver {
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         guard streaming else { throw .notStarted }
         let next = min(abs(amplitude.isFinite ? amplitude : 0), 1)
-        // Sent only when the device would drive differently (its steps are coarser than ours).
+        // Sent only when the device would drive differently (its steps are coarser than ours), and
+        // no sooner than its rules allow after the last (the engine asks again at its next step).
         guard effect(at: next, id: 0).kind != effect(at: level, id: 0).kind else { return }
+        let now = clock.now
+        if let sent = lastSent, now < sent.advanced(by: rules.minimumUpdateInterval) { return }
+        lastSent = now
         level = next
         do {
-            if rules.updatesWhilePlaying || effect == nil {
+            if rules.updatesWhilePlaying {
                 let id = try output.upload(effect(at: next, id: effect ?? -1))
                 effect = id
                 try output.play(id: id, count: 1)
-            } else if let id = effect {
-                if playing { try output.stop(id: id) }
+            } else {
+                if let id = effect, playing { try output.stop(id: id) }
                 playing = false
                 guard next > 0 else { return }
-                try uploadWhenIdle(effect(at: next, id: id))
+                // A stream that follows another may find the chip still stopping too.
+                let id = try uploadWhenIdle(effect(at: next, id: effect ?? -1))
+                effect = id
                 try output.play(id: id, count: 1)
             }
             playing = true
@@ -185,12 +196,11 @@ public final class KernelVibratorDriver: HapticChipDriver {
 
     /// Uploads once the driver has stopped its chip: da7280 stops in a work item after the stop
     /// event, and refuses an upload (EBUSY) until then.
-    private func uploadWhenIdle(_ next: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) {
+    private func uploadWhenIdle(_ next: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) -> Int {
         let deadline = clock.now.advanced(by: Self.busyDeadline)
         while true {
             do {
-                _ = try output.upload(next)
-                return
+                return try output.upload(next)
             } catch {
                 let busy = error.errno == 16  // EBUSY
                 guard busy, clock.now < deadline else { throw error }

@@ -14,6 +14,12 @@ public struct KernelVibratorRules: Sendable, Equatable {
     /// Whether a playing effect takes a new upload in place (ff-memless does; da7280 refuses an
     /// upload with EBUSY while it drives, so each new level is a stop, an upload and a play).
     public var updatesWhilePlaying: Bool
+    /// The shortest time between two new levels the device is sent: the stream's rate bound.
+    /// Zero for ff-memless devices (each update is applied at once, and their driver's work item
+    /// keeps the latest); 10 ms for da7280, where each new level stops the chip for a moment (its
+    /// driver idles it, then drives again: two I2C writes each), so that a ramp is 100 steps a
+    /// second rather than the engine's 200, with fewer gaps in the drive.
+    public var minimumUpdateInterval: Duration
     /// Whether the master gain may be set (to full, so that levels are absolute: feedbackd sets
     /// 75 % and the kernel keeps it). Not on da7280: Linux lists FF_GAIN for it without a
     /// `set_gain` handler, and ff-core calls it anyway: a NULL pointer dereference in the kernel
@@ -23,10 +29,14 @@ public struct KernelVibratorRules: Sendable, Equatable {
     public var summary: String
 
     /// Rules as given.
-    public init(rumbleEncoding: RumbleEncoding, constantEncoding: ConstantEncoding, updatesWhilePlaying: Bool, setsGain: Bool = true, summary: String) {
+    public init(
+        rumbleEncoding: RumbleEncoding, constantEncoding: ConstantEncoding, updatesWhilePlaying: Bool, minimumUpdateInterval: Duration = .zero,
+        setsGain: Bool = true, summary: String
+    ) {
         self.rumbleEncoding = rumbleEncoding
         self.constantEncoding = constantEncoding
         self.updatesWhilePlaying = updatesWhilePlaying
+        self.minimumUpdateInterval = minimumUpdateInterval
         self.setsGain = setsGain
         self.summary = summary
     }
@@ -34,7 +44,7 @@ public struct KernelVibratorRules: Sendable, Equatable {
     /// A device that takes every magnitude as its share of full scale (pwm-vibrator's duty
     /// cycle; on or off for gpio-vibrator).
     public static let shareOfFullScale = KernelVibratorRules(
-        rumbleEncoding: .share, constantEncoding: .share, updatesWhilePlaying: true, summary: "magnitudes as their share of full scale")
+        rumbleEncoding: .share, constantEncoding: .share, updatesWhilePlaying: true, summary: "magnitudes as their share of full scale; every update sent")
 
     /// The rules of the driver behind a device named `name` ("drv260x:haptics", "da7280-haptic"),
     /// with `property` reading its firmware node (`ForceFeedbackOutput.firmwareProperty`).
@@ -42,12 +52,13 @@ public struct KernelVibratorRules: Sendable, Equatable {
         if name.hasPrefix("drv260x") {
             return KernelVibratorRules(
                 rumbleEncoding: .drv260xByte, constantEncoding: .share, updatesWhilePlaying: true,
-                summary: "drv260x: the drive's byte in both bytes of the rumble's magnitude")
+                summary: "drv260x: the drive's byte in both bytes of the rumble's magnitude; every update sent")
         }
         if name.hasPrefix("da7280") {
             let limit = DA7280OverrideLimit(property: property)
             return KernelVibratorRules(
-                rumbleEncoding: .share, constantEncoding: .da7280(limit), updatesWhilePlaying: false, setsGain: false, summary: limit.summary)
+                rumbleEncoding: .share, constantEncoding: .da7280(limit), updatesWhilePlaying: false, minimumUpdateInterval: .milliseconds(10),
+                setsGain: false, summary: limit.summary + "; a new level at most every 10 ms")
         }
         return .shareOfFullScale
     }

@@ -162,6 +162,20 @@ import Testing
         #expect(lowest >= 0 && peak <= rated + 0.001, "drive from \(lowest) to \(peak) of ABSMAX: reversed, or above the rating")
         #expect(output.busyRefusals > 0 && driver.busyRetries == output.busyRefusals, "\(output.busyRefusals) refusals, \(driver.busyRetries) retries")
         #expect(output.output.level(at: clock.now) == 0 && output.effectCount == 0)
+        // The rate bound: a ramp streamed at the engine's 200 steps a second reaches the device as
+        // a new level at most every 10 ms (each is a moment without drive), and ends at its top.
+        let ramp = try KernelVibratorDriver(output: output, clock: clock)
+        let before = output.calls.count
+        try ramp.beginRealTimePlayback()
+        for step in 1...100 {
+            try ramp.setRealTime(amplitude: Double(step) / 100)
+            clock.advance(by: .milliseconds(5))
+        }
+        let plays = output.calls.dropFirst(before).filter { $0.call == "play" }.map(\.time)
+        let closest = zip(plays, plays.dropFirst()).map { $1.duration(since: $0) }.min() ?? .zero
+        #expect(plays.count >= 40 && closest >= .milliseconds(10), "\(plays.count) levels, two \(closest) apart")
+        #expect(abs(output.output.level(at: clock.now) - rated) < 0.01)
+        try ramp.endRealTimePlayback(standby: true)
         // Linux's da7280 lists FF_GAIN with no handler: writing it is a NULL call in the kernel.
         #expect(!output.calls.contains { $0.call == "gain" }, "FF_GAIN written to a da7280")
         // Without a device tree, the chip's reset values (0x5A, 0x78); acceleration on: 127.
