@@ -24,9 +24,8 @@ import HardwareAccess
 /// (where the driver has a gain: not da7280), and each level is encoded as the device's driver
 /// reads it (`KernelVibratorRules`: drv260x's drive byte in both bytes of a rumble; da7280's
 /// override kept within 127 × NOMMAX / ABSMAX, where Linux's own full scale would reverse the
-/// drive). There is no standby to enter or leave here: the
-/// kernel's driver powers its chip down when nothing plays; `enterStandby` and `shutdown` stop and
-/// erase the effect.
+/// drive). There is no standby to enter or leave here: the kernel's driver powers its chip down
+/// when nothing plays; `enterStandby` and `shutdown` stop and erase the effect.
 public final class KernelVibratorDriver: HapticChipDriver {
     /// The device.
     public let output: any ForceFeedbackOutput

@@ -118,7 +118,7 @@ public struct DA7280OverrideLimit: Sendable, Equatable {
     /// Where it came from.
     public var summary: String
 
-    /// ACTUATOR_NOMMAX's and ACTUATOR_ABSMAX's reset values (the datasheet's register table).
+    /// ACTUATOR_NOMMAX's reset value (the datasheet's register table).
     public static let resetNOMMAX = 0x5A
     /// ACTUATOR_ABSMAX's reset value.
     public static let resetABSMAX = 0x78

@@ -620,7 +620,7 @@ JSON
         expected=$(awk -v n="$da_nommax" -v a="$da_absmax" 'BEGIN { printf "%.4f", int(127 * 90 / 120) / 127 * a / n }')
         record da7280-evdev /tmp/evdev-da7280-evdev-[12345].txt /tmp/evdev-da7280-i2c-[12345].txt
         record_value da7280-evdev expected "$expected"
-        echo "HIL-EVDEV: da7280: hapticd --device on da7280's force-feedback device ($(grep -o 'kernel vibrator[^)]*' /tmp/evdev-da7280-evdev.log | head -1))), $(grep -o 'da7280, acceleration[^)]*)' /tmp/evdev-da7280-evdev.log | head -1), against hapticd on the DA7280 over I2C, the same pattern five times each; expected ratio $expected (override 95 of 127 x ABSMAX 0x$(printf %x "$da_absmax") / NOMMAX 0x$(printf %x "$da_nommax"))"
+        echo "HIL-EVDEV: da7280: hapticd --device on da7280's force-feedback device ($(grep -o 'kernel vibrator [^ ]*' /tmp/evdev-da7280-evdev.log | head -1) on /dev/input/$event), $(grep -o 'da7280, acceleration[^)]*)' /tmp/evdev-da7280-evdev.log | head -1), against hapticd on the DA7280 over I2C, the same pattern five times each; expected ratio $expected (override 95 of 127 x ABSMAX 0x$(printf %x "$da_absmax") / NOMMAX 0x$(printf %x "$da_nommax"))"
         gate HIL-EVDEV gate_evdev 5 "$expected" /tmp/evdev-da7280-evdev-[12345].txt /tmp/evdev-da7280-i2c-[12345].txt \
             || { tail -3 /tmp/evdev-da7280-evdev.log; head -20 /tmp/evdev-da7280-evdev-1.txt; }
     else
