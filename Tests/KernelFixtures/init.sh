@@ -29,6 +29,18 @@ gate() {
 }
 record() { name=$1; shift; mkdir -p "/tmp/record/$name"; cp "$@" "/tmp/record/$name/"; }
 record_value() { mkdir -p "/tmp/record/$1"; echo "$2 $3" >> "/tmp/record/$1/values"; }
+# input_event PATTERN TENTHS: sets $event to the event node of the input device whose name matches
+# PATTERN (grep), waiting up to TENTHS tenths of a second for its driver to make it; empty if none.
+input_event() {
+    event=""
+    for _ in $(seq "$2"); do
+        for input in /sys/class/input/input*; do
+            grep -q "$1" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
+        done
+        [ -n "$event" ] && return 0
+        sleep 0.1
+    done
+}
 
 # The modules this kernel needs (configfs and i2c-dev are built in on some), in dependency order.
 echo "HIL-KERNEL: $(uname -r) $(uname -m)"
@@ -305,14 +317,7 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
     echo 1 > $P/fresh_chip
     # Probing calibrates (GO polled every 15 ms until the chip clears it) and makes an input device.
     echo 1 > $P/attach_drv260x || fail "drv260x: the fixture could not instantiate it"
-    event=""
-    for _ in $(seq 100); do
-        for input in /sys/class/input/input*; do
-            grep -q "drv260x:haptics" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
-        done
-        [ -n "$event" ] && break
-        sleep 0.1
-    done
+    input_event "drv260x:haptics" 100
     if [ -z "$event" ]; then
         dmesg | grep -i -E "drv260x|drv2605" | tail -5
         fail "drv260x: no input device (probe failed)"
@@ -361,14 +366,7 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
         G=/sys/module/gpio_vibra_sim/parameters
         if [ -e /modules/gpio-vibra.ko ] && [ -e $G/attach ]; then
             echo 1 > $G/attach || fail "gpio-vibrator: the fixture could not make the device"
-            event=""
-            for _ in $(seq 50); do
-                for input in /sys/class/input/input*; do
-                    grep -q "^gpio-vibrator$" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
-                done
-                [ -n "$event" ] && break
-                sleep 0.1
-            done
+            input_event "^gpio-vibrator$" 50
             if [ -z "$event" ]; then
                 dmesg | grep -i -E "vibra|regulator" | tail -5
                 fail "gpio-vibrator: no input device (probe failed)"
@@ -478,14 +476,7 @@ reg() { cat $D/registers | awk -v index_="$1" '{ print $(index_ + 1) }'; }
 if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
     echo 1 > $D/fresh_chip
     echo 1 > $D/attach_da7280 || fail "DA7280: the fixture could not instantiate da7280"
-    event=""
-    for _ in $(seq 50); do
-        for input in /sys/class/input/input*; do
-            grep -q "da7280-haptic" "$input/name" 2>/dev/null && event=$(ls "$input" | grep -m1 '^event')
-        done
-        [ -n "$event" ] && break
-        sleep 0.1
-    done
+    input_event "da7280-haptic" 50
     if [ -z "$event" ]; then
         dmesg | grep -i da7280 | tail -5
         fail "DA7280: da7280 made no input device (probe failed)"
