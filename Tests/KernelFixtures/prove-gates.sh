@@ -130,6 +130,10 @@ if [ -d "$gpio" ]; then
     plant "gpio-vibrator: switched off at each new level" gate_on_off "$count" "$work"/gap-* $i2c
     for run in $runs; do awk '$1 == "start" || $2 != 0' "$run" > "$work/on-${run##*/}"; done
     plant "gpio-vibrator: the line left on" gate_on_off "$count" "$work"/on-* $i2c
+    for run in $runs; do shift_column "$run" 1 30000000 '^[0-9]' > "$work/late-${run##*/}"; done
+    plant "gpio-vibrator: every switch 30 ms late" gate_on_off "$count" "$work"/late-* $i2c
+    for run in $runs; do awk '$1 == "start" || $2 == 0' "$run" > "$work/never-${run##*/}"; done
+    plant "gpio-vibrator: never switched on" gate_on_off "$count" "$work"/never-* $i2c
 fi
 
 echo "gate proofs: $caught of $planted planted faults caught"
