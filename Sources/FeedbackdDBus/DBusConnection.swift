@@ -28,7 +28,7 @@ public struct DBusError: Error, CustomStringConvertible, Equatable {
 public enum DBusBusKind: String, Sendable, CaseIterable {
     /// The user's session bus (`$DBUS_SESSION_BUS_ADDRESS`): where feedbackd serves phones' apps.
     case session
-    /// The system bus: needs the policy file `Scripts/org.sigxcpu.Feedback.conf` installed.
+    /// The system bus: needs the policy file `Packaging/org.sigxcpu.Feedback.conf` installed.
     case system
 }
 
@@ -286,7 +286,7 @@ final class DBusConnection: @unchecked Sendable {
                 switch -result {
                 case EEXIST: "another program owns it (feedbackd?): stop it, or run hapticd without --dbus"
                 case EACCES, EPERM:
-                    "the bus's policy does not allow it: install Scripts/org.sigxcpu.Feedback.conf in /usr/share/dbus-1/system.d (Scripts/setup-pi --service)"
+                    "the bus's policy does not allow it: install Packaging/org.sigxcpu.Feedback.conf in /usr/share/dbus-1/system.d (the swift-haptics package does)"
                 default: ""
                 }
             throw DBusError(operation: "own \(name) on the \(busKind.rawValue) bus", errno: -result, hint: hint)

@@ -5,5 +5,5 @@
 /// release names the same number (a test compares them), so a bug report can say what ran.
 public enum SwiftHaptics {
     /// Semantic version of the package. 0.x: the API may still change between minor releases.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 }

@@ -28,7 +28,7 @@ public final class UInputForceFeedbackDevice: ForceFeedbackDevice, @unchecked Se
                 operation: "open", path: path, errno: error,
                 detail: error == ENOENT
                     ? "no uinput device: modprobe uinput"
-                    : "cannot open it: run as root, or give hapticd's group write access with a udev rule (Scripts/99-hapticd.rules)")
+                    : "cannot open it: run as root, or give hapticd's group write access with a udev rule (Packaging/60-hapticd.rules, which the package installs)")
         }
         guard clh_uinput_create_ff(fd, name, UInt32(effectsMaximum)) == 0 else {
             let error = errno

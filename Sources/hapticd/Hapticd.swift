@@ -28,14 +28,15 @@ struct Hapticd: AsyncParsableCommand {
         commandName: "hapticd",
         abstract: "The system haptics service: shares the board's actuator among programs over a Unix socket.",
         discussion: """
-            Stops the actuator and exits 0 on SIGTERM or SIGINT. Under systemd (Scripts/hapticd.service): Type=notify, \
+            Stops the actuator and exits 0 on SIGTERM or SIGINT. Under systemd (hapticd.service, Packaging/): Type=notify, \
             a watchdog fed while the engine answers, log lines with journal priorities; the unit runs `haptic stop` \
             after the daemon, so a daemon that was killed leaves no motor running. Clients: haptic <verb> --socket PATH, \
             or the protocol in docs/service-protocol.md.
             """,
         version: SwiftHaptics.version)
 
-    @Option(help: "Board file (a path, or a name from Boards/); without one, a single breakout on /dev/i2c-1.") var board: String?
+    @Option(help: "Board file (a path, or a name from Boards/). Default: $HAPTIC_BOARD or /etc/haptics/board.json when present, else a single breakout on /dev/i2c-1.") var board:
+        String?
     @Option(help: "The I2C bus (a path or a number): of the single breakout without a board file (default /dev/i2c-1), else of the board's chips, as haptic's --bus.") var bus:
         String?
     @Option(
@@ -72,7 +73,7 @@ struct Hapticd: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Also serve feedbackd's D-Bus API (org.sigxcpu.Feedback) on this bus, for libfeedback's clients.",
-            discussion: "The system bus needs Scripts/org.sigxcpu.Feedback.conf in /usr/share/dbus-1/system.d."))
+            discussion: "The system bus needs the policy file org.sigxcpu.Feedback.conf (the package installs it in /usr/share/dbus-1/system.d; Packaging/)."))
     var dbus: DBusBusKind?
     @Option(
         help: ArgumentHelp(
@@ -106,9 +107,12 @@ struct Hapticd: AsyncParsableCommand {
             if device != nil, board != nil || bus != nil {
                 throw ValidationError("--device names the vibrator: give it without --board or --bus")
             }
-            var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(board, orSingleOn: bus)
+            // The machine's board file ($HAPTIC_BOARD, /etc/haptics/board.json) when none is named,
+            // as haptic takes it: the units' `haptic stop` must reach the chip the daemon drove.
+            let named = board ?? BoardFile.defaultBoardPath()
+            var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(named, orSingleOn: bus)
             // With a board file, --bus moves its chips, as it does for haptic.
-            if board != nil, let bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
+            if device == nil, named != nil, let bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
             let hardware: any HardwareProvider =
                 simulate
                 ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)

@@ -127,11 +127,11 @@ struct FeedbackdContractTests {
         _ = try stop(daemon)
     }
 
-    /// `--dbus system` under the policy file Scripts/setup-pi installs, on a system-type bus of
+    /// `--dbus system` under the policy file the package installs (Packaging/org.sigxcpu.Feedback.conf), on a system-type bus of
     /// the test's own with Debian's default policy (no one owns, no one calls, unless allowed): root (CI) or hapticd's user own the name
     /// and anyone's call is answered; any other user is refused at start with the file named.
     @Test func theSystemBusPolicyLetsHapticdServe() throws {
-        let policy = Program.packageRoot.appendingPathComponent("Scripts/org.sigxcpu.Feedback.conf").path
+        let policy = Program.packageRoot.appendingPathComponent("Packaging/org.sigxcpu.Feedback.conf").path
         let config = scratch.file("system.conf")
         let address = "unix:path=" + scratch.file("system_bus_socket")
         try """

@@ -51,6 +51,22 @@ import Testing
         #expect(run.status != 0 && run.stderr.contains("/dev/i2c-77"), "exit \(run.status): \(run.stderr)")
     }
 
+    /// Without `--board`, the machine's board file (`$HAPTIC_BOARD`, else /etc/haptics/board.json),
+    /// as haptic takes it: the unit's `haptic stop` reaches the chip the daemon drove. Its bus, which
+    /// does not exist here, is named in the refusal (hapticd opened /dev/i2c-1 instead).
+    @Test func theMachinesBoardFileIsTheDefault() throws {
+        let board = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-board-\(getpid()).json").path
+        var text = try String(contentsOfFile: Program.packageRoot.appendingPathComponent("Boards/bare-drv2605l.json").path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"/dev/i2c-1\"", with: "\"/dev/i2c-78\"")
+        try text.write(toFile: board, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: board) }
+        #expect(text.contains("/dev/i2c-78"))
+        var withBoard = environment
+        withBoard["HAPTIC_BOARD"] = board
+        let run = try hapticd.run(["--socket", socket], environment: withBoard, deadline: .seconds(30))
+        #expect(run.status != 0 && run.stderr.contains("/dev/i2c-78"), "exit \(run.status): \(run.stderr)")
+    }
+
     @Test func twentyClientsAtOnceAreAllPlayed() throws {
         let daemon = try startDaemon()
         let clients = try (0..<20).map { _ in

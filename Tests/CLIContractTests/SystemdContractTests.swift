@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// What hapticd promises systemd (`Scripts/hapticd.service`: Type=notify, WatchdogSec,
+/// What hapticd promises systemd (`Packaging/hapticd.service`: Type=notify, WatchdogSec,
 /// ExecStopPost=haptic stop): READY once it serves, WATCHDOG pings at half the interval systemd
 /// gives, STOPPING on SIGTERM, log lines with journal priorities. systemd is played by the test: a
 /// datagram socket named by `$NOTIFY_SOCKET`, `$WATCHDOG_USEC`, `$JOURNAL_STREAM`.

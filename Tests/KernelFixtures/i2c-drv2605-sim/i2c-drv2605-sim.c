@@ -105,6 +105,9 @@ static int rtp_writes;
 module_param(rtp_writes, int, 0444);
 static int rtp_peak;
 module_param(rtp_peak, int, 0444);
+static int calibrations;
+module_param(calibrations, int, 0444);
+MODULE_PARM_DESC(calibrations, "auto-calibrations started (GO in MODE 0x07) since the module was loaded");
 
 /* When the actuator starts to be driven, on the clock user space dates its sounds by. */
 #define ONSET_SLOTS 64
@@ -338,6 +341,7 @@ static void go(struct drv_sim *sim)
 		start(sim, DIAGNOSTICS, DRV_MODEL_DIAGNOSTICS_MS);
 		break;
 	case DRV_MODEL_GO_CALIBRATION:
+		calibrations++;
 		start(sim, CALIBRATION, drv_model_calibration_ms[(sim->regs[REG_CONTROL4] >> 4) & 3]);
 		break;
 	default:
