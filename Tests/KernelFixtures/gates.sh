@@ -295,3 +295,35 @@ gate_daemon_killed() {
             verdict()
         }'
 }
+
+# The package installed and run as users run it (Scripts/kernel-test --deploy: Debian booted with
+# systemd as PID 1, `apt install ./swift-haptics_*.deb`). VALUES: "KEY VALUE" lines the VM wrote
+# (Tests/KernelFixtures/deploy/deploy-test.sh says how each is measured).
+#
+#   gate_deploy VALUES
+gate_deploy() {
+    awk "$GATE_AWK"'
+        { v[$1] = $2 }
+        END {
+            printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["restart-ms"], v["calibrations-after-restart"]
+            printf "group member played (exit %d, %d GO), other user refused %d; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
+            printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["activation-ms"], v["session-active"], v["session-gos"]
+            printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"]
+            bound(v["swift-libraries"] == 0, "no Swift library on the root")
+            bound(v["install-status"] == 0 && v["active-after-install"] == "active", "installed and active")
+            bound(v["first-ready-ms"] > 0 && v["first-ready-ms"] <= 10000, "READY <= 10000 ms")
+            bound(v["calibrations-after-install"] == 1 && v["calibration-owner"] == "hapticd", "calibrated once, saved in /var/lib/haptics by hapticd")
+            bound(v["calibrations-after-restart"] == 1, "restored after restart (no new calibration)")
+            bound(v["restart-ms"] > 0 && v["restart-ms"] <= 10000, "restart <= 10000 ms")
+            bound(v["user-play-status"] == 0 && v["user-play-gos"] >= 1, "the hapticd group plays")
+            bound(v["stranger-refused"] == 1, "others refused")
+            bound(v["driving-when-killed"] == 1 && v["standby-after-kill-ms"] >= 0 && v["standby-after-kill-ms"] <= 1000, "standby <= 1000 ms after SIGKILL")
+            bound(v["restarted-after-kill"] == 1, "restarted after SIGKILL")
+            bound(v["driving-when-stopped"] == 1 && v["watchdog-logged"] >= 1 && v["watchdog-standby-ms"] > 0 && v["watchdog-standby-ms"] < v["watchdog-restart-ms"], "watchdog: standby before the restart")
+            bound(v["restarted-after-watchdog"] == 1, "restarted after the watchdog")
+            bound(v["session-client-status"] == 0 && v["session-active"] == "active" && v["session-gos"] >= 1, "libfeedback activates the session service and plays")
+            bound(v["driving-before-remove"] == 1 && v["remove-status"] == 0 && v["standby-after-remove"] == 1 && v["hapticd-left"] == 0, "apt remove: stopped, standby")
+            bound(v["state-after-remove"] == 1 && v["purge-status"] == 0 && v["state-after-purge"] == 0, "state kept by remove, gone after purge")
+            verdict()
+        }' "$1"
+}
