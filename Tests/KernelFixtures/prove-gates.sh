@@ -136,5 +136,32 @@ if [ -d "$gpio" ]; then
     plant "gpio-vibrator: never switched on" gate_on_off "$count" "$work"/never-* $i2c
 fi
 
+# The package installed and run (Scripts/kernel-test --deploy): one figure changed at a time.
+# with_value KEY VALUE: the recording with KEY's value replaced, in $work/deploy-values.
+with_value() { awk -v k="$1" -v v="$2" '$1 == k { $2 = v } { print }' "$recorded/deploy/values" > "$work/deploy-values"; }
+if [ -f "$recorded/deploy/values" ]; then
+    clean deploy gate_deploy "$recorded/deploy/values"
+    with_value swift-libraries 3
+    plant "deploy: the Swift runtime on the root" gate_deploy "$work/deploy-values"
+    with_value calibration-owner none
+    plant "deploy: the calibration not saved" gate_deploy "$work/deploy-values"
+    with_value calibrations-after-restart 2
+    plant "deploy: calibrated again at restart" gate_deploy "$work/deploy-values"
+    with_value stranger-refused 0
+    plant "deploy: a user outside the group plays" gate_deploy "$work/deploy-values"
+    with_value standby-after-kill-ms 1500
+    plant "deploy: standby 1.5 s after SIGKILL" gate_deploy "$work/deploy-values"
+    with_value restarted-after-watchdog 0
+    plant "deploy: not restarted after the watchdog" gate_deploy "$work/deploy-values"
+    with_value watchdog-standby-ms "$(( $(sed -n 's/^watchdog-restart-ms //p' "$recorded/deploy/values") + 100 ))"
+    plant "deploy: standby only once restarted" gate_deploy "$work/deploy-values"
+    with_value session-active inactive
+    plant "deploy: the session service not activated" gate_deploy "$work/deploy-values"
+    with_value hapticd-left 1
+    plant "deploy: hapticd left running by apt remove" gate_deploy "$work/deploy-values"
+    with_value state-after-purge 1
+    plant "deploy: the state left by apt purge" gate_deploy "$work/deploy-values"
+fi
+
 echo "gate proofs: $caught of $planted planted faults caught"
 [ "$broken" -eq 0 ] && [ "$caught" -eq "$planted" ]

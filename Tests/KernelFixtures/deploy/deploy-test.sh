@@ -65,6 +65,9 @@ value first-ready-ms "$(ready_ms hapticd.service)"
 value calibrations-after-install "$(cat $P/calibrations)"
 value calibration-owner "$(stat -c %U /var/lib/haptics/calibration.json 2>/dev/null || echo none)"
 
+# As a user joins the groups: hapticd's for its socket, i2c for running haptic on the chip itself.
+usermod -aG hapticd,i2c tester
+
 step "systemctl restart hapticd"
 start=$(now)
 systemctl restart hapticd.service
