@@ -298,7 +298,10 @@ gate_daemon_killed() {
 
 # The package installed and run as users run it (Scripts/kernel-test --deploy: Debian booted with
 # systemd as PID 1, `apt install ./swift-haptics_*.deb`). VALUES: "KEY VALUE" lines the VM wrote
-# (Tests/KernelFixtures/deploy/deploy-test.sh says how each is measured).
+# (Tests/KernelFixtures/deploy/deploy-test.sh says how each is measured). The standby after SIGKILL is
+# bound by 1 s, or by twice what `haptic stop` alone took in the same VM where that is more: under
+# the emulator a process runs tens of times slower than on a Pi, and machines of one kind differ up
+# to 3x, while a unit that left the chip to the restart (RestartSec=2 s) still misses it.
 #
 #   gate_deploy VALUES
 gate_deploy() {
@@ -306,7 +309,7 @@ gate_deploy() {
         { v[$1] = $2 }
         END {
             printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["restart-ms"], v["calibrations-after-restart"]
-            printf "group member played (exit %d, %d GO), other user refused %d; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
+            printf "group member played (exit %d, %d GO), other user refused %d; haptic stop alone %d ms; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["haptic-stop-ms"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
             printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["activation-ms"], v["session-active"], v["session-gos"]
             printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"]
             bound(v["swift-libraries"] == 0, "no Swift library on the root")
@@ -317,7 +320,8 @@ gate_deploy() {
             bound(v["restart-ms"] > 0 && v["restart-ms"] <= 10000, "restart <= 10000 ms")
             bound(v["user-play-status"] == 0 && v["user-play-gos"] >= 1, "the hapticd group plays")
             bound(v["stranger-refused"] == 1, "others refused")
-            bound(v["driving-when-killed"] == 1 && v["standby-after-kill-ms"] >= 0 && v["standby-after-kill-ms"] <= 1000, "standby <= 1000 ms after SIGKILL")
+            limit = v["haptic-stop-ms"] * 2 > 1000 ? v["haptic-stop-ms"] * 2 : 1000
+            bound(v["driving-when-killed"] == 1 && v["standby-after-kill-ms"] >= 0 && v["standby-after-kill-ms"] <= limit, "standby <= " limit " ms after SIGKILL")
             bound(v["restarted-after-kill"] == 1, "restarted after SIGKILL")
             bound(v["driving-when-stopped"] == 1 && v["watchdog-logged"] >= 1 && v["watchdog-standby-ms"] > 0 && v["watchdog-standby-ms"] < v["watchdog-restart-ms"], "watchdog: standby before the restart")
             bound(v["restarted-after-watchdog"] == 1, "restarted after the watchdog")

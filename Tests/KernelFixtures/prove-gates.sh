@@ -149,8 +149,11 @@ if [ -f "$recorded/deploy/values" ]; then
     plant "deploy: calibrated again at restart" gate_deploy "$work/deploy-values"
     with_value stranger-refused 0
     plant "deploy: a user outside the group plays" gate_deploy "$work/deploy-values"
-    with_value standby-after-kill-ms 1500
-    plant "deploy: standby 1.5 s after SIGKILL" gate_deploy "$work/deploy-values"
+    stop_ms=$(value deploy haptic-stop-ms)
+    with_value standby-after-kill-ms "$(( (stop_ms * 2 > 1000 ? stop_ms * 2 : 1000) + 100 ))"
+    plant "deploy: standby 100 ms past its bound after SIGKILL" gate_deploy "$work/deploy-values"
+    with_value standby-after-kill-ms "$(value deploy restart-after-kill-ms)"
+    plant "deploy: standby only when the daemon restarted" gate_deploy "$work/deploy-values"
     with_value restarted-after-watchdog 0
     plant "deploy: not restarted after the watchdog" gate_deploy "$work/deploy-values"
     with_value watchdog-standby-ms "$(( $(sed -n 's/^watchdog-restart-ms //p' "$recorded/deploy/values") + 100 ))"

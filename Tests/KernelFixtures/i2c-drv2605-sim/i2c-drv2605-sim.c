@@ -108,6 +108,16 @@ module_param(rtp_peak, int, 0444);
 static int calibrations;
 module_param(calibrations, int, 0444);
 MODULE_PARM_DESC(calibrations, "auto-calibrations started (GO in MODE 0x07) since the module was loaded");
+static unsigned long standby_since;
+module_param(standby_since, ulong, 0444);
+MODULE_PARM_DESC(standby_since, "CLOCK_MONOTONIC ns of the MODE write that put the chip in standby; 0 while awake");
+static int monotonic_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%llu\n", (unsigned long long)ktime_get_ns());
+}
+static const struct kernel_param_ops monotonic_ops = { .get = monotonic_get };
+module_param_cb(monotonic, &monotonic_ops, NULL, 0444);
+MODULE_PARM_DESC(monotonic, "CLOCK_MONOTONIC ns now: the clock standby_since is on, for a shell to date an event by");
 
 /* When the actuator starts to be driven, on the clock user space dates its sounds by. */
 #define ONSET_SLOTS 64
@@ -472,6 +482,10 @@ static void write_register(struct drv_sim *sim, u8 reg, u8 value)
 		if (DRV_MODEL_MODE_CHANGE_STOPS_PLAYBACK && sim->regs[REG_GO] &&
 		    ((value & MODE_STANDBY) || (value & 0x07) != mode_of(sim)))
 			stop(sim);
+		if ((value & MODE_STANDBY) && !(sim->regs[REG_MODE] & MODE_STANDBY))
+			standby_since = (unsigned long)ktime_get_ns();
+		else if (!(value & MODE_STANDBY))
+			standby_since = 0;
 		sim->regs[REG_MODE] = value;
 		drive_real_time(sim);
 		return;
