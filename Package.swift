@@ -41,6 +41,7 @@ let package = Package(
     products: [
         .library(name: "Haptics", targets: ["Haptics"]),
         .library(name: "HapticChip", targets: ["HapticChip"]),
+        .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "DA7280", targets: ["DA7280"]),
         .library(name: "KernelVibrator", targets: ["KernelVibrator"]),
@@ -102,10 +103,12 @@ let package = Package(
         .target(name: "DA7280", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(name: "DA7280Simulator", dependencies: ["DA7280", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(name: "KernelVibrator", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
+        // The feedback kinds and the table of what each plays: shared by Haptics and the firmware.
+        .target(name: "HapticFeedback", dependencies: ["HapticChip", "DRV2605", "HardwareAccess"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "HardwareAccess", "Audio",
+                "HapticFeedback", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "HardwareAccess", "Audio",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import HapticChip
+import HardwareAccess
 
 /// An actuator as its datasheet describes it: what the chip's voltage and timing registers are
 /// computed from, so that nobody has to guess RATED_VOLTAGE and OD_CLAMP.
-public enum ActuatorSpecification: Sendable, Hashable, Codable {
+public enum ActuatorSpecification: Sendable, Hashable {
     /// A linear resonant actuator: rated and maximum RMS voltage, resonant frequency.
     case lra(ratedVrms: Double, maximumVrms: Double, resonantHz: Double)
     /// An eccentric rotating mass motor: rated (average) and maximum voltage.
@@ -30,7 +31,7 @@ public enum ActuatorSpecification: Sendable, Hashable, Codable {
 }
 
 /// The register values computed from an `ActuatorSpecification`.
-public struct ActuatorRegisters: Sendable, Hashable, Codable {
+public struct ActuatorRegisters: Sendable, Hashable {
     public var ratedVoltage: UInt8
     public var overdriveClamp: UInt8
     public var driveTime: UInt8
@@ -106,7 +107,7 @@ public enum ActuatorEquations {
         func byte(_ value: Double, _ field: String) throws(DRV2605Error) -> UInt8 {
             guard value.isFinite, value >= 1, value <= 255 else {
                 throw DRV2605Error.invalidConfiguration(
-                    "\(field) would be \(value.isFinite ? String(format: "%.0f", value) : "not a number"), outside 1...255: check the actuator voltages")
+                    "\(field) would be \(value.isFinite ? PlainText.decimal(value) : "not a number"), outside 1...255: check the actuator voltages")
             }
             return UInt8(value)
         }
@@ -120,15 +121,15 @@ public enum ActuatorEquations {
             }
             let drive = lraDriveTimeField(hz: hz)
             guard hz.isFinite, hz > 0, drive > -0.5, drive < 31.5 else {
-                throw .invalidConfiguration(String(format: "LRA resonance %.0f Hz cannot be expressed by DRIVE_TIME (0...31 covers about 139-1000 Hz)", hz))
+                throw .invalidConfiguration("LRA resonance \(PlainText.decimal(hz)) Hz cannot be expressed by DRIVE_TIME (0...31 covers about 139-1000 Hz)")
             }
             let period = lraPeriodField(hz: hz)
             guard period >= 1, period < 127.5 else {
-                throw .invalidConfiguration(String(format: "LRA resonance %.0f Hz cannot be expressed by OL_LRA_PERIOD (7 bits: at least 80 Hz)", hz))
+                throw .invalidConfiguration("LRA resonance \(PlainText.decimal(hz)) Hz cannot be expressed by OL_LRA_PERIOD (7 bits: at least 80 Hz)")
             }
             let sampleTerm = 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz
             guard sampleTerm > 0, 1 - 800e-6 * hz > 0 else {
-                throw .invalidConfiguration(String(format: "LRA resonance %.0f Hz is too high for the voltage equations", hz))
+                throw .invalidConfiguration("LRA resonance \(PlainText.decimal(hz)) Hz is too high for the voltage equations")
             }
             return ActuatorRegisters(
                 ratedVoltage: try byte(roundRated(lraRatedVoltage(vrms: rated, hz: hz, sampleTimeField: sampleTimeField)), "RATED_VOLTAGE"),
@@ -151,3 +152,9 @@ public enum ActuatorEquations {
         }
     }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and calibration records on Linux; firmware has no Codable.
+    extension ActuatorSpecification: Codable {}
+    extension ActuatorRegisters: Codable {}
+#endif

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+
 /// Everything start-up writes to the chip: actuator, loop, library, voltages and timings.
 ///
 /// Built from an `ActuatorSpecification` (the usual way) or field by field. `validate(for:)`
 /// rejects combinations that make the actuator weak or silent — above all a library that does
 /// not fit the actuator, the first cause of "too weak / my LRA does not vibrate".
-public struct DRV2605Configuration: Sendable, Hashable, Codable {
+public struct DRV2605Configuration: Sendable, Hashable {
     /// ERM or LRA (N_ERM_LRA).
     public var actuator: ActuatorType
     /// Closed loop (back-EMF feedback) or open loop.
@@ -207,7 +209,7 @@ public struct DRV2605Configuration: Sendable, Hashable, Codable {
 }
 
 /// The results of auto-calibration: what is saved and written back at the next start-up.
-public struct CalibrationValues: Sendable, Hashable, Codable {
+public struct CalibrationValues: Sendable, Hashable {
     /// A_CAL_COMP: compensation coefficient = 1 + value / 255.
     public var compensation: UInt8
     /// A_CAL_BEMF: back-EMF = value / 255 × 1.22 V / BEMF_GAIN.
@@ -228,3 +230,9 @@ public struct CalibrationValues: Sendable, Hashable, Codable {
     /// The LRA resonance implied by `lraPeriod`.
     public var resonantHz: Double? { lraPeriod.flatMap { ActuatorEquations.frequency(periodField: $0) } }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and calibration records on Linux; firmware has no Codable.
+    extension DRV2605Configuration: Codable {}
+    extension CalibrationValues: Codable {}
+#endif

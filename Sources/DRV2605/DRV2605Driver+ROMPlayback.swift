@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
 import HardwareAccess
 
 // ROM playback: load the slots, trigger by GO or IN/TRIG, stop, and check the chip after a feedback.

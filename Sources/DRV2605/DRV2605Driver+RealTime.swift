@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
 import HardwareAccess
 
 // Real-time playback (RTP): stream amplitudes through RTP_INPUT.

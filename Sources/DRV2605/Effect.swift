@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import HardwareAccess
 
 /// A ROM effect of the DRV2605's licensed library (TouchSense 2200), numbered 1...123.
 ///
 /// The same number plays in every ROM library; the library sets how it is shaped for the actuator.
-public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+public struct Effect: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The effect's number, 1...123, as written to a WAV_FRM_SEQ register.
     public let rawValue: UInt8
     /// `nil` outside 1...123.
@@ -56,8 +56,8 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable,
     /// names without a percentage have no variants.
     private static func variantKey(_ name: String) -> String? {
         let lower = name.lowercased()
-        guard let dash = lower.range(of: " - "), lower.hasSuffix("%"), !lower.contains(" to ") else { return nil }
-        var base = String(lower[..<dash.lowerBound])
+        guard let before = lower.prefix(before: " - "), lower.hasSuffix("%"), !lower.hasSubstring(" to ") else { return nil }
+        var base = before
         if let last = base.split(separator: " ").last, Int(last) != nil {
             base = base.split(separator: " ").dropLast().joined(separator: " ") + " #"
         }
@@ -67,13 +67,13 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Codable, Comparable,
     /// Finds an effect by number ("47") or by name, case-insensitively: an exact name, or a unique
     /// name that contains the text ("sharp tick 1").
     public static func lookup(_ text: String) -> Effect? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         if let number = Int(trimmed) { return Effect(number) }
         let needle = trimmed.lowercased()
         if let exact = all.first(where: { $0.name.lowercased() == needle }) { return exact }
         let prefixed = all.filter { $0.name.lowercased().hasPrefix(needle) }
         if prefixed.count == 1 { return prefixed[0] }
-        let matches = all.filter { $0.name.lowercased().contains(needle) }
+        let matches = all.filter { $0.name.lowercased().hasSubstring(needle) }
         return matches.count == 1 ? matches[0] : nil
     }
 
@@ -171,22 +171,22 @@ public struct EffectProfile: Sendable, Hashable {
         let numbers = lower.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
         var percent = numbers.last ?? 100
         var start = percent
-        if lower.contains(" to ") && numbers.count >= 2 {
+        if lower.hasSubstring(" to ") && numbers.count >= 2 {
             start = numbers[numbers.count - 2]
             percent = numbers[numbers.count - 1]
         }
         strength = min(1, percent / 100)
         startStrength = min(1, start / 100)
         endStrength = strength
-        isSharp = !lower.contains("smooth") && !lower.contains("soft")
+        isSharp = !lower.hasSubstring("smooth") && !lower.hasSubstring("soft")
         let length: Int
-        if lower.contains("ramp") {
+        if lower.hasSubstring("ramp") {
             family = start > percent ? .rampDown : .rampUp
             // For ramps, `strength` is the peak and `startStrength` where it starts.
             strength = max(start, percent) / 100
             startStrength = start / 100
             endStrength = percent / 100
-            length = lower.contains("long") ? 800 : lower.contains("medium") ? 450 : 200
+            length = lower.hasSubstring("long") ? 800 : lower.hasSubstring("medium") ? 450 : 200
         } else if number == 15 {
             family = .alert
             length = 750
@@ -208,25 +208,25 @@ public struct EffectProfile: Sendable, Hashable {
         } else if lower.hasPrefix("pulsing") {
             family = .pulsing
             length = 500
-        } else if lower.contains("triple click") {
+        } else if lower.hasSubstring("triple click") {
             family = .tripleClick
             length = 260
-        } else if lower.contains("double") && lower.contains("tick") {
+        } else if lower.hasSubstring("double") && lower.hasSubstring("tick") {
             family = .doubleTick
-            length = lower.contains("long") ? 180 : 80
-        } else if lower.contains("double") {
+            length = lower.hasSubstring("long") ? 180 : 80
+        } else if lower.hasSubstring("double") {
             family = .doubleClick
-            length = lower.contains("long") ? 220 : lower.contains("short") ? 130 : 160
-        } else if lower.contains("tick") {
+            length = lower.hasSubstring("long") ? 220 : lower.hasSubstring("short") ? 130 : 160
+        } else if lower.hasSubstring("tick") {
             family = .tick
             length = 30
-        } else if lower.contains("bump") {
+        } else if lower.hasSubstring("bump") {
             family = .bump
             length = 90
-        } else if lower.contains("fuzz") {
+        } else if lower.hasSubstring("fuzz") {
             family = .fuzz
             length = 160
-        } else if lower.contains("buzz") {
+        } else if lower.hasSubstring("buzz") {
             family = .buzz
             length = lower.hasPrefix("strong") ? 240 : 250
         } else if lower.hasPrefix("sharp click") {
@@ -242,3 +242,8 @@ public struct EffectProfile: Sendable, Hashable {
         estimatedDuration = .milliseconds(length)
     }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and calibration records on Linux; firmware has no Codable.
+    extension Effect: Codable {}
+#endif

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+// Not in firmware: the shapes need `sin` (Foundation's), and only the simulator and the
+// haptics layer's real-time rendering of ROM effects use them.
+#if !hasFeature(Embedded)
+    import Foundation
 
 /// Model drive envelopes for ROM effects, sampled on the chip's 5 ms playback grid.
 ///
@@ -58,3 +61,4 @@ extension WaveformSequence {
         return levels
     }
 }
+#endif

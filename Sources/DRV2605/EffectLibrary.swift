@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import HardwareAccess
 
 /// LIBRARY_SEL[2:0]: which ROM library shapes the effects. Each is tuned for an actuator class.
-public enum EffectLibrary: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
+public enum EffectLibrary: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case empty = 0
     /// TS2200 Library A: ERM, 1.3 V rated, 3 V overdrive, built-in overdrive (open loop only).
     case ermA = 1
@@ -31,8 +31,7 @@ public enum EffectLibrary: UInt8, CaseIterable, Sendable, Codable, CustomStringC
 
     /// Board files and the CLI spell libraries "A"..."F", "LRA" or the number.
     public init?(name: String) {
-        let key = name.lowercased().replacingOccurrences(of: "erm", with: "").replacingOccurrences(of: "library", with: "")
-            .trimmingCharacters(in: .whitespaces)
+        let key = name.lowercased().removingEvery("erm").removingEvery("library").trimmingSpaces()
         switch key {
         case "a", "1": self = .ermA
         case "b", "2": self = .ermB
@@ -69,3 +68,8 @@ public enum EffectLibrary: UInt8, CaseIterable, Sendable, Codable, CustomStringC
         }
     }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and calibration records on Linux; firmware has no Codable.
+    extension EffectLibrary: Codable {}
+#endif

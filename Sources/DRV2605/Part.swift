@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// The chips of the family, told apart by STATUS[7:5] (DEVICE_ID).
-public enum Part: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
+public enum Part: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case drv2605 = 3
     case drv2604 = 4
     case drv2604L = 6
@@ -65,3 +65,8 @@ public enum Part: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertibl
     /// exist on the L parts; on the others they may not exist (UNCONFIRMED), so they are left alone.
     public var lastConfigurationRegister: Register { isLowVoltage ? .lraOpenLoopPeriod : .control4 }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and calibration records on Linux; firmware has no Codable.
+    extension Part: Codable {}
+#endif

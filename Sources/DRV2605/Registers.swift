@@ -136,7 +136,7 @@ public struct StatusRegister: RegisterValue {
 }
 
 /// The eight operating modes of MODE[2:0].
-public enum OperatingMode: UInt8, CaseIterable, Sendable, Codable, CustomStringConvertible {
+public enum OperatingMode: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case internalTrigger = 0
     case externalEdgeTrigger = 1
     case externalLevelTrigger = 2
@@ -434,3 +434,8 @@ public struct GoRegister: RegisterValue {
         set { setFlag(0, newValue) }
     }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and calibration records on Linux; firmware has no Codable.
+    extension OperatingMode: Codable {}
+#endif

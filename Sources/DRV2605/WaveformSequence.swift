@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+import HardwareAccess
+
 /// What the 8-slot sequencer plays: effects and waits, in order.
 ///
 /// The chip stops at the first empty slot or after slot 8, and a wait is 10 ms steps up to 1.27 s;
@@ -63,7 +66,7 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
 
     /// The eight slot bytes, zero-filled (a zero ends the sequence).
     public var slotBytes: [UInt8] {
-        var bytes = steps.map(\.slotByte)
+        var bytes = steps.map { $0.slotByte }
         bytes += [UInt8](repeating: 0, count: WaveformSequence.slotCount - bytes.count)
         return bytes
     }
@@ -97,5 +100,5 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
 
     /// The sum of the steps' estimated durations.
     public var estimatedDuration: Duration { steps.reduce(.zero) { $0 + $1.estimatedDuration } }
-    public var description: String { steps.map(\.description).joined(separator: ", ") }
+    public var description: String { steps.map { $0.description }.joined(separator: ", ") }
 }

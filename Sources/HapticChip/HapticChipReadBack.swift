@@ -10,7 +10,8 @@ public struct HapticChipReadBack: Sendable, Equatable {
         case int(Int)
         case text(String)
 
-        /// As JSON takes it.
+        #if !hasFeature(Embedded)
+        /// As JSON takes it (JSONSerialization's types; not in firmware, which has no `Any`).
         public var jsonValue: Any {
             switch self {
             case let .bool(value): return value
@@ -18,6 +19,7 @@ public struct HapticChipReadBack: Sendable, Equatable {
             case let .text(value): return value
             }
         }
+        #endif
     }
 
     /// In the chip's low-power state (standby or lower).

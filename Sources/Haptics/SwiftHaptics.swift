@@ -7,3 +7,7 @@ public enum SwiftHaptics {
     /// Semantic version of the package. 0.x: the API may still change between minor releases.
     public static let version = "0.2.0"
 }
+
+// The feedback kinds and their table are a module of their own (so firmware builds them too);
+// apps keep writing `import Haptics` and see them.
+@_exported import HapticFeedback

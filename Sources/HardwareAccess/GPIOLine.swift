@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import SystemPackage
+#if !hasFeature(Embedded)
+    import SystemPackage
+#endif
 
 /// One GPIO line driven as an output: the DRV2605's EN or IN/TRIG pin.
 ///
@@ -63,7 +65,7 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// One line: the line, the kind, the errno, the hint.
     public var description: String {
-        var text = "GPIO \(line): \(kind)"
+        var text = "GPIO \(line): \(kind.rawValue)"
         if let errno { text += " (\(errno), errno \(errno.rawValue))" }
         if let detail { text += ": \(detail)" }
         return text + ". Hint: \(hint)"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import SystemPackage
+#if !hasFeature(Embedded)
+    import SystemPackage
+#endif
 
 /// What went wrong on an I2C bus, with the operating system's errno and a hint a person can act on.
 ///
@@ -50,6 +52,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
+    #if !hasFeature(Embedded)
     /// Maps an errno from a bus system call to a kind.
     public static func kind(for errno: Errno) -> Kind {
         switch errno.rawValue {
@@ -65,6 +68,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         default: return .other
         }
     }
+    #endif
 
     /// Linux's EREMOTEIO (121): the I2C target did not acknowledge. swift-system names no constant for it.
     public static let remoteIOErrno: CInt = 121
@@ -97,9 +101,9 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         var text = "I2C \(operation)"
-        if let bus, !operation.contains(bus) { text += " on \(bus)" }
-        if let address, !operation.contains(address.description) { text += " (address \(address))" }
-        text += " failed: \(kind)"
+        if let bus, !operation.hasSubstring(bus) { text += " on \(bus)" }
+        if let address, !operation.hasSubstring(address.description) { text += " (address \(address))" }
+        text += " failed: \(kind.rawValue)"
         if let errno { text += " (\(errno), errno \(errno.rawValue))" }
         if let detail { text += ": \(detail)" }
         text += ". Hint: \(hint)"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import HardwareAccess
 
 /// Drive levels sampled on a fixed grid, played through real-time playback (RTP).
 public struct RealTimeClip: Sendable, Hashable {
@@ -30,6 +31,7 @@ public enum FeedbackPlan: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    #if !hasFeature(Embedded)
     /// The plan at `scale` (0...1) of its strength. ROM effects have fixed strength: a single
     /// effect with one of TI's weaker variants at that strength (within 0.05) plays the variant,
     /// which keeps the chip's own waveform and the one-write prepared trigger; otherwise a scaled
@@ -63,6 +65,8 @@ public enum FeedbackPlan: Sendable, Hashable, CustomStringConvertible {
         case .realTime: return self
         }
     }
+
+    #endif
 
     /// Whether it is played as a real-time stream.
     public var isRealTime: Bool {

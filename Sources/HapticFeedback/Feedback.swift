@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// The mass of colliding objects, as `UIImpactFeedbackGenerator.FeedbackStyle`.
-public enum ImpactStyle: String, Sendable, CaseIterable, Codable {
+public enum ImpactStyle: String, Sendable, CaseIterable {
     case light, medium, heavy, soft, rigid
 }
 
 /// The outcome of a task, as `UINotificationFeedbackGenerator.FeedbackType`.
-public enum NotificationType: String, Sendable, CaseIterable, Codable {
+public enum NotificationType: String, Sendable, CaseIterable {
     case success, warning, error
 }
 
 /// Piano's vibration notes (the old AudioServices vibrations).
-public enum Vibration: String, Sendable, CaseIterable, Codable {
+public enum Vibration: String, Sendable, CaseIterable {
     /// A 1 s buzz.
     case `default`
     /// Two short buzzes.
@@ -19,7 +19,7 @@ public enum Vibration: String, Sendable, CaseIterable, Codable {
 }
 
 /// The first-generation Taptic Engine's system sounds, as Piano names them.
-public enum TapticEngineFeedback: String, Sendable, CaseIterable, Codable {
+public enum TapticEngineFeedback: String, Sendable, CaseIterable {
     /// Weak.
     case peek
     /// Strong.
@@ -232,3 +232,11 @@ public struct SensoryFeedback: Sendable, Hashable {
         return SensoryFeedback(.impact(style, intensity: intensity))
     }
 }
+
+#if !hasFeature(Embedded)
+    // Saved in board files and service messages on Linux; firmware has no Codable.
+    extension ImpactStyle: Codable {}
+    extension NotificationType: Codable {}
+    extension Vibration: Codable {}
+    extension TapticEngineFeedback: Codable {}
+#endif
