@@ -114,10 +114,10 @@ public enum ActuatorEquations {
         switch actuator {
         case let .lra(rated, maximum, hz):
             guard rated.isFinite, maximum.isFinite, rated > 0, maximum >= rated else {
-                throw .invalidConfiguration("LRA voltages must be positive with maximum ≥ rated (rated \(rated) Vrms, maximum \(maximum) Vrms)")
+                throw .invalidConfiguration("LRA voltages must be positive with maximum ≥ rated (rated \(PlainText.number(rated)) Vrms, maximum \(PlainText.number(maximum)) Vrms)")
             }
             guard maximum <= supplyVolts else {
-                throw .invalidConfiguration("LRA maximum \(maximum) Vrms is above the \(supplyVolts) V supply: the output can never exceed VDD")
+                throw .invalidConfiguration("LRA maximum \(PlainText.number(maximum)) Vrms is above the \(PlainText.number(supplyVolts)) V supply: the output can never exceed VDD")
             }
             let drive = lraDriveTimeField(hz: hz)
             guard hz.isFinite, hz > 0, drive > -0.5, drive < 31.5 else {
@@ -138,10 +138,10 @@ public enum ActuatorEquations {
                 lraOpenLoopPeriod: UInt8(period.rounded()))
         case let .erm(rated, maximum):
             guard rated.isFinite, maximum.isFinite, rated > 0, maximum >= rated else {
-                throw .invalidConfiguration("ERM voltages must be positive with maximum ≥ rated (rated \(rated) V, maximum \(maximum) V)")
+                throw .invalidConfiguration("ERM voltages must be positive with maximum ≥ rated (rated \(PlainText.number(rated)) V, maximum \(PlainText.number(maximum)) V)")
             }
             guard maximum <= supplyVolts else {
-                throw .invalidConfiguration("ERM maximum \(maximum) V is above the \(supplyVolts) V supply: the output can never exceed VDD")
+                throw .invalidConfiguration("ERM maximum \(PlainText.number(maximum)) V is above the \(PlainText.number(supplyVolts)) V supply: the output can never exceed VDD")
             }
             let clampValue = loop == .closed ? ermClosedLoopClamp(volts: maximum) : ermOpenLoopClamp(volts: maximum, step: ermOpenLoopStep)
             return ActuatorRegisters(

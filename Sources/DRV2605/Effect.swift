@@ -55,8 +55,8 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Comparable, CustomSt
     /// 60%" is "strong click" (TI's two strong-click series are different waveforms). Ramps and
     /// names without a percentage have no variants.
     private static func variantKey(_ name: String) -> String? {
-        let lower = name.lowercased()
-        guard let before = lower.prefix(before: " - "), lower.hasSuffix("%"), !lower.hasSubstring(" to ") else { return nil }
+        let lower = name.asciiLowercased()
+        guard let before = lower.prefix(before: " - "), lower.endsWith("%"), !lower.hasSubstring(" to ") else { return nil }
         var base = before
         if let last = base.split(separator: " ").last, Int(last) != nil {
             base = base.split(separator: " ").dropLast().joined(separator: " ") + " #"
@@ -69,11 +69,11 @@ public struct Effect: RawRepresentable, Hashable, Sendable, Comparable, CustomSt
     public static func lookup(_ text: String) -> Effect? {
         let trimmed = text.trimmingSpaces()
         if let number = Int(trimmed) { return Effect(number) }
-        let needle = trimmed.lowercased()
-        if let exact = all.first(where: { $0.name.lowercased() == needle }) { return exact }
-        let prefixed = all.filter { $0.name.lowercased().hasPrefix(needle) }
+        let needle = trimmed.asciiLowercased()
+        if let exact = all.first(where: { $0.name.asciiLowercased().sameBytes(as: needle) }) { return exact }
+        let prefixed = all.filter { $0.name.asciiLowercased().beginsWith(needle) }
         if prefixed.count == 1 { return prefixed[0] }
-        let matches = all.filter { $0.name.lowercased().hasSubstring(needle) }
+        let matches = all.filter { $0.name.asciiLowercased().hasSubstring(needle) }
         return matches.count == 1 ? matches[0] : nil
     }
 
@@ -166,9 +166,9 @@ public struct EffectProfile: Sendable, Hashable {
     public var estimatedDuration: Duration
 
     init(name: String, number: UInt8) {
-        let lower = name.lowercased()
+        let lower = name.asciiLowercased()
         // The trailing percentage, e.g. "- 60%"; ramps say "0 to 100%" or "100 to 0%".
-        let numbers = lower.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
+        let numbers = PlainText.integers(in: lower).map { Double($0) }
         var percent = numbers.last ?? 100
         var start = percent
         if lower.hasSubstring(" to ") && numbers.count >= 2 {
@@ -196,16 +196,16 @@ public struct EffectProfile: Sendable, Hashable {
         } else if number == 118 {
             family = .longBuzz
             length = 2500
-        } else if lower.hasPrefix("smooth hum") {
+        } else if lower.beginsWith("smooth hum") {
             family = .smoothHum
             length = 300
-        } else if lower.hasPrefix("transition hum") {
+        } else if lower.beginsWith("transition hum") {
             family = .transitionHum
             length = 250
-        } else if lower.hasPrefix("transition click") {
+        } else if lower.beginsWith("transition click") {
             family = .transitionClick
             length = 40
-        } else if lower.hasPrefix("pulsing") {
+        } else if lower.beginsWith("pulsing") {
             family = .pulsing
             length = 500
         } else if lower.hasSubstring("triple click") {
@@ -228,11 +228,11 @@ public struct EffectProfile: Sendable, Hashable {
             length = 160
         } else if lower.hasSubstring("buzz") {
             family = .buzz
-            length = lower.hasPrefix("strong") ? 240 : 250
-        } else if lower.hasPrefix("sharp click") {
+            length = lower.beginsWith("strong") ? 240 : 250
+        } else if lower.beginsWith("sharp click") {
             family = .sharpClick
             length = 40
-        } else if lower.hasPrefix("medium click") {
+        } else if lower.beginsWith("medium click") {
             family = .click
             length = 50
         } else {

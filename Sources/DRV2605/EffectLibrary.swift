@@ -31,7 +31,7 @@ public enum EffectLibrary: UInt8, CaseIterable, Sendable, CustomStringConvertibl
 
     /// Board files and the CLI spell libraries "A"..."F", "LRA" or the number.
     public init?(name: String) {
-        let key = name.lowercased().removingEvery("erm").removingEvery("library").trimmingSpaces()
+        let key = name.asciiLowercased().removingEvery("erm").removingEvery("library").trimmingSpaces()
         switch key {
         case "a", "1": self = .ermA
         case "b", "2": self = .ermB

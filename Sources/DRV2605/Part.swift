@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HardwareAccess
+
 /// The chips of the family, told apart by STATUS[7:5] (DEVICE_ID).
 public enum Part: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case drv2605 = 3
@@ -18,7 +20,7 @@ public enum Part: UInt8, CaseIterable, Sendable, CustomStringConvertible {
 
     /// Parses "drv2605l", "DRV2605L", …
     public init?(name: String) {
-        guard let part = Part.allCases.first(where: { $0.description.lowercased() == name.lowercased() }) else { return nil }
+        guard let part = Part.allCases.first(where: { $0.description.asciiLowercased().sameBytes(as: name.asciiLowercased()) }) else { return nil }
         self = part
     }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HardwareAccess
+
 /// The mass of colliding objects, as `UIImpactFeedbackGenerator.FeedbackStyle`.
 public enum ImpactStyle: String, Sendable, CaseIterable {
     case light, medium, heavy, soft, rigid
@@ -96,7 +98,7 @@ public enum Feedback: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the CLI names: "success", "impact-heavy", "taptic-peek", "vibration-alert", …
     public init?(name: String, intensity: Double = 1) {
-        guard let kind = FeedbackKind.all.first(where: { $0.name == name.lowercased() }) else { return nil }
+        guard let kind = FeedbackKind.all.first(where: { $0.name.sameBytes(as: name.asciiLowercased()) }) else { return nil }
         self.init(kind: kind, intensity: intensity)
     }
 
@@ -133,6 +135,52 @@ public enum FeedbackKind: Sendable, Hashable, CustomStringConvertible {
         ImpactStyle.allCases.map { .impact($0) } + [.selection] + NotificationType.allCases.map { .notification($0) }
         + [.alignment, .pathCompleted, .increase, .decrease, .start, .stop, .levelChange]
         + Vibration.allCases.map { .vibration($0) } + TapticEngineFeedback.allCases.map { .taptic($0) }
+
+    /// The kind's place in `all`: what equality and hashing compare. The payloads are enums
+    /// with string raw values, which the standard library would compare and hash as strings,
+    /// bringing its Unicode tables into firmware.
+    public var ordinal: Int {
+        switch self {
+        case let .impact(style):
+            switch style {
+            case .light: return 0
+            case .medium: return 1
+            case .heavy: return 2
+            case .soft: return 3
+            case .rigid: return 4
+            }
+        case .selection: return 5
+        case let .notification(type):
+            switch type {
+            case .success: return 6
+            case .warning: return 7
+            case .error: return 8
+            }
+        case .alignment: return 9
+        case .pathCompleted: return 10
+        case .increase: return 11
+        case .decrease: return 12
+        case .start: return 13
+        case .stop: return 14
+        case .levelChange: return 15
+        case let .vibration(vibration):
+            switch vibration {
+            case .default: return 16
+            case .alert: return 17
+            }
+        case let .taptic(taptic):
+            switch taptic {
+            case .peek: return 18
+            case .pop: return 19
+            case .cancelled: return 20
+            case .tryAgain: return 21
+            case .failed: return 22
+            }
+        }
+    }
+
+    public static func == (lhs: FeedbackKind, rhs: FeedbackKind) -> Bool { lhs.ordinal == rhs.ordinal }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
 
     /// The name the CLI and board files use.
     public var name: String {

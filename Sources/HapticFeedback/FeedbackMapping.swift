@@ -51,44 +51,50 @@ public struct FeedbackMapping: Sendable, Hashable {
         func e(_ number: UInt8) -> WaveformSequence.Step { .effect(Effect(rawValue: number) ?? .strongClick100) }
         func wait(_ milliseconds: UInt8) -> WaveformSequence.Step { .wait(tenMilliseconds: milliseconds / 10) }
 
-        var table: [FeedbackKind: FeedbackPlan] = [
-            .impact(.soft): rom([e(7)]),  // Soft Bump 100%: gentle onset
-            .impact(.rigid): rom([e(4)]),  // Sharp Click 100%: hard onset
-            .notification(.success): rom([e(2), wait(80), e(1)]),  // rising pair
-            .notification(.warning): rom([e(1), wait(150), e(2)]),  // falling pair, longer gap
-            .notification(.error): rom([e(1), wait(60), e(1), wait(60), e(1), wait(60), e(1)]),  // four strong
-            .pathCompleted: rom([e(27)]),  // Short Double Click Strong 1
-            .increase: rom([e(86)]),  // Ramp Up Short Smooth
-            .decrease: rom([e(74)]),  // Ramp Down Short Smooth
-            .start: rom([e(58), wait(80), e(1)]),  // transition click, then strong
-            .stop: rom([e(1), wait(80), e(58)]),  // strong, then transition click
-            .vibration(.default): rom([e(16)]),  // 1000 ms Alert
-            .vibration(.alert): rom([e(14), wait(100), e(14)]),  // two Strong Buzz
-            .taptic(.peek): rom([e(3)]),  // weak
-            .taptic(.pop): rom([e(17)]),  // Strong Click 1 - 100%
-            .taptic(.cancelled): rom([e(3), wait(50), e(3), wait(50), e(3)]),
-            .taptic(.tryAgain): rom([e(3), wait(100), e(17)]),
-            .taptic(.failed): rom([e(17), wait(100), e(17), wait(100), e(17)])
+        // Rows, then one loop: a dictionary literal of plans compiles to much more code (firmware
+        // counts its flash).
+        var rows: [(FeedbackKind, [WaveformSequence.Step])] = [
+            (.impact(.soft), [e(7)]),  // Soft Bump 100%: gentle onset
+            (.impact(.rigid), [e(4)]),  // Sharp Click 100%: hard onset
+            (.notification(.success), [e(2), wait(80), e(1)]),  // rising pair
+            (.notification(.warning), [e(1), wait(150), e(2)]),  // falling pair, longer gap
+            (.notification(.error), [e(1), wait(60), e(1), wait(60), e(1), wait(60), e(1)]),  // four strong
+            (.pathCompleted, [e(27)]),  // Short Double Click Strong 1
+            (.increase, [e(86)]),  // Ramp Up Short Smooth
+            (.decrease, [e(74)]),  // Ramp Down Short Smooth
+            (.start, [e(58), wait(80), e(1)]),  // transition click, then strong
+            (.stop, [e(1), wait(80), e(58)]),  // strong, then transition click
+            (.vibration(.default), [e(16)]),  // 1000 ms Alert
+            (.vibration(.alert), [e(14), wait(100), e(14)]),  // two Strong Buzz
+            (.taptic(.peek), [e(3)]),  // weak
+            (.taptic(.pop), [e(17)]),  // Strong Click 1 - 100%
+            (.taptic(.cancelled), [e(3), wait(50), e(3), wait(50), e(3)]),
+            (.taptic(.tryAgain), [e(3), wait(100), e(17)]),
+            (.taptic(.failed), [e(17), wait(100), e(17), wait(100), e(17)])
         ]
+        var heavyERM: FeedbackPlan?
         switch actuator {
         case .lra:
-            table[.impact(.light)] = rom([e(2)])  // Strong Click 60%
-            table[.impact(.medium)] = rom([e(18)])  // Strong Click 2 - 80%
-            table[.impact(.heavy)] = rom([e(1)])  // Strong Click 100%
-            table[.selection] = rom([e(26)])  // Sharp Tick 3 - 60%: shortest, lightest
-            table[.alignment] = rom([e(24)])  // Sharp Tick 1 - 100%
-            table[.levelChange] = rom([e(25)])  // Sharp Tick 2 - 80%
+            rows.append((.impact(.light), [e(2)]))  // Strong Click 60%
+            rows.append((.impact(.medium), [e(18)]))  // Strong Click 2 - 80%
+            rows.append((.impact(.heavy), [e(1)]))  // Strong Click 100%
+            rows.append((.selection, [e(26)]))  // Sharp Tick 3 - 60%: shortest, lightest
+            rows.append((.alignment, [e(24)]))  // Sharp Tick 1 - 100%
+            rows.append((.levelChange, [e(25)]))  // Sharp Tick 2 - 80%
         case .erm:
-            table[.impact(.light)] = rom([e(18)])  // Strong Click 2 - 80%
-            table[.impact(.medium)] = rom([e(1)])  // Strong Click 100%
+            rows.append((.impact(.light), [e(18)]))  // Strong Click 2 - 80%
+            rows.append((.impact(.medium), [e(1)]))  // Strong Click 100%
             // No ROM click is stronger than Strong Click 100%, and two back to back (as heavy
             // used to be) feel like a double click. One longer push instead: 80 ms at full scale,
             // then 15 ms of brake (open loop; in closed loop the chip brakes by itself).
-            table[.impact(.heavy)] = .realTime(RealTimeClip(tick: .milliseconds(5), levels: Array(repeating: 1, count: 16) + Array(repeating: -1, count: 3)))
-            table[.selection] = rom([e(24)])  // Sharp Tick 1 - 100%: a weaker tick barely moves an ERM
-            table[.alignment] = rom([e(21)])  // Medium Click 1 - 100%
-            table[.levelChange] = rom([e(34)])  // Short Double Sharp Tick 1
+            heavyERM = .realTime(RealTimeClip(tick: .milliseconds(5), levels: Array(repeating: 1, count: 16) + Array(repeating: -1, count: 3)))
+            rows.append((.selection, [e(24)]))  // Sharp Tick 1 - 100%: a weaker tick barely moves an ERM
+            rows.append((.alignment, [e(21)]))  // Medium Click 1 - 100%
+            rows.append((.levelChange, [e(34)]))  // Short Double Sharp Tick 1
         }
+        var table: [FeedbackKind: FeedbackPlan] = [:]
+        for (kind, steps) in rows { table[kind] = rom(steps) }
+        if let heavyERM { table[.impact(.heavy)] = heavyERM }
         return FeedbackMapping(table: table)
     }
 }

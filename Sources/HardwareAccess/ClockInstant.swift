@@ -33,7 +33,7 @@ public struct ClockInstant: Comparable, Hashable, Sendable, CustomStringConverti
         let whole = micro / 1_000_000
         let fraction = String(abs(micro % 1_000_000))
         let sign = micro < 0 && whole == 0 ? "-" : ""
-        return sign + String(whole) + "." + String(repeating: "0", count: 6 - fraction.count) + fraction + " s"
+        return sign + String(whole) + "." + String(repeating: "0", count: 6 - fraction.utf8.count) + fraction + " s"
     }
 }
 

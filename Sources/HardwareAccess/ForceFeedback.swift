@@ -75,14 +75,16 @@ public enum ForceFeedbackEvent: Sendable, Equatable {
     case gain(Double)
 }
 
-/// A force-feedback input device that programs use as a game pad's or a phone's vibrator: the
-/// Linux one is a uinput device (`UInputForceFeedbackDevice`); tests script one.
-public protocol ForceFeedbackDevice: AnyObject, Sendable {
-    /// The next request, or nil when none came within `timeout`.
-    func nextEvent(timeout: Duration) throws -> ForceFeedbackEvent?
-    /// Removes the device.
-    func close()
-}
+#if !hasFeature(Embedded)
+    /// A force-feedback input device that programs use as a game pad's or a phone's vibrator: the
+    /// Linux one is a uinput device (`UInputForceFeedbackDevice`); tests script one.
+    public protocol ForceFeedbackDevice: AnyObject, Sendable {
+        /// The next request, or nil when none came within `timeout`.
+        func nextEvent(timeout: Duration) throws -> ForceFeedbackEvent?
+        /// Removes the device.
+        func close()
+    }
+#endif
 
 /// Why the force-feedback device could not be made or read, with what to do.
 public struct ForceFeedbackDeviceError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -12,6 +12,9 @@ public protocol HapticClock: AnyObject, Sendable {
     /// Blocks until `deadline`. On a virtual clock this moves time forward at once (and runs no
     /// scheduled work: it is called by code that holds locks while it waits on the chip).
     func sleep(until deadline: ClockInstant)
+    /// Sleeps until `duration` from now (a requirement with a default, so that calls through
+    /// `any HapticClock` dispatch in Embedded Swift too).
+    func sleep(for duration: Duration)
     #if !hasFeature(Embedded)
     /// Runs `step` now and again at each instant it returns, until it returns `nil` (or, with
     /// `waitsForWake`, until `cancel()`).

@@ -42,6 +42,17 @@ public protocol I2CBus: AnyObject {
     /// One combined transaction: START, address+W, `bytes`, REPEATED START, address+R,
     /// `count` bytes read, STOP. A register read is `writeRead(to:[register], count:)`.
     func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8]
+
+    // The register helpers below are requirements (with default implementations) rather than
+    // plain extension methods, so that calls through `any I2CBus` dispatch through the witness
+    // table: Embedded Swift cannot call a protocol extension's generic method on an existential.
+
+    /// Reads `count` consecutive registers starting at `register`, in one transaction.
+    func readRegisters(_ register: UInt8, count: Int, at address: I2CAddress) throws(I2CError) -> [UInt8]
+    /// Reads one register.
+    func readRegister(_ register: UInt8, at address: I2CAddress) throws(I2CError) -> UInt8
+    /// Writes `values` to `register` and the registers after it, in one transaction.
+    func writeRegisters(_ register: UInt8, _ values: [UInt8], at address: I2CAddress) throws(I2CError)
 }
 
 extension I2CBus {

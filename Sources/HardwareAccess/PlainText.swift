@@ -7,7 +7,7 @@ public enum PlainText {
     /// "0x0A": a byte as two upper-case hexadecimal digits after "0x" (printf's "0x%02X").
     public static func hex(_ byte: UInt8) -> String {
         let digits = String(byte, radix: 16, uppercase: true)
-        return "0x" + (digits.count < 2 ? "0" : "") + digits
+        return "0x" + (digits.utf8.count < 2 ? "0" : "") + digits
     }
 
     /// `value` with `places` digits after the point, rounded half away from zero ("%.2f" but for
@@ -23,13 +23,75 @@ public enum PlainText {
         var text = (value < 0 && units != 0 ? "-" : "") + String(whole)
         if places > 0 {
             let fraction = String(units % Int64(scale))
-            text += "." + String(repeating: "0", count: places - fraction.count) + fraction
+            text += "." + String(repeating: "0", count: places - fraction.utf8.count) + fraction
         }
         return text
     }
 }
 
+extension PlainText {
+    /// `value` as Swift prints a double with at most three decimals ("2.0", "2.5", "175.0",
+    /// "0.125"): up to three places, trailing zeros dropped but one kept.
+    public static func number(_ value: Double) -> String {
+        var text = decimal(value, places: 3)
+        guard value.isFinite else { return text }
+        while text.endsWith("0") && !text.endsWith(".0") { text = String(decoding: Array(text.utf8).dropLast(), as: UTF8.self) }
+        return text
+    }
+
+    /// The whole numbers written in `text` with ASCII digits, in order ("Strong Click 1 - 100%":
+    /// 1, 100).
+    public static func integers(in text: String) -> [Int] {
+        var numbers: [Int] = []
+        var current: Int?
+        for byte in text.utf8 {
+            if byte >= 0x30 && byte <= 0x39 {
+                let (value, overflow) = (current ?? 0).multipliedReportingOverflow(by: 10)
+                current = overflow ? Int.max : value &+ Int(byte - 0x30)
+            } else if let number = current {
+                numbers.append(number)
+                current = nil
+            }
+        }
+        if let number = current { numbers.append(number) }
+        return numbers
+    }
+}
+
+/// Byte-wise (UTF-8) string operations. The names, tables and commands they serve are ASCII, and
+/// the standard library's Unicode-aware versions would pull its Unicode tables (tens of KiB) into
+/// firmware.
 extension String {
+    /// Whether both strings are the same bytes.
+    public func sameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+
+    /// Whether the string starts with `prefix`, byte for byte.
+    public func beginsWith(_ prefix: String) -> Bool {
+        let bytes = Array(utf8)
+        let head = Array(prefix.utf8)
+        return head.count <= bytes.count && bytes[0..<head.count].elementsEqual(head)
+    }
+
+    /// Whether the string ends with `suffix`, byte for byte.
+    public func endsWith(_ suffix: String) -> Bool {
+        let bytes = Array(utf8)
+        let tail = Array(suffix.utf8)
+        return tail.count <= bytes.count && bytes[(bytes.count - tail.count)...].elementsEqual(tail)
+    }
+
+    /// A–Z made a–z; every other byte kept.
+    public func asciiLowercased() -> String { shiftingASCII(from: 0x41, through: 0x5A, by: 0x20) }
+
+    /// a–z made A–Z; every other byte kept.
+    public func asciiUppercased() -> String { shiftingASCII(from: 0x61, through: 0x7A, by: 0xE0) }
+
+    /// Bytes `low...high` moved by `offset` (wrapping), the rest kept: one loop for both cases.
+    private func shiftingASCII(from low: UInt8, through high: UInt8, by offset: UInt8) -> String {
+        var bytes = Array(utf8)
+        for index in bytes.indices where bytes[index] >= low && bytes[index] <= high { bytes[index] &+= offset }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Whether `other` occurs in this string, comparing UTF-8 bytes.
     public func hasSubstring(_ other: String) -> Bool { firstOffset(of: other) != nil }
 

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Board
+import DRV2605
+import HapticChip
+import HapticFeedback
+import HardwareAccess
+
+/// The serial protocol: one command a line, one answer a line (docs/firmware.md lists them).
+///
+///     play NAME          ok play NAME MS       then, when it ends: done NAME
+///     prepare NAME       ok prepare NAME
+///     stop               ok stop
+///     status             ok status board=B chip=P power=S playing=NAME|-
+///     feedbacks          ok feedbacks NAME...
+///     pattern TICK L...  ok pattern N MS       then: done pattern (levels in percent, -100...100)
+///     watchdog MS        ok watchdog MS        (0: off)
+///     ping               ok ping
+///
+/// A refusal is `error KIND text`, KIND one of unknown-command, unknown-feedback, bad-argument,
+/// too-long, chip, link-lost. Nothing that plays outlives the link: when something plays and no
+/// byte has arrived for the watchdog's time, the actuator is stopped and `error link-lost` sent.
+final class CommandInterpreter {
+    let player: FeedbackPlayer
+    let clock: BoardClock
+    var port = SerialPort()
+    /// How long a playback may go on without a byte from the host.
+    var watchdogMilliseconds: Int64 = 2000
+    private var lastHeard: ClockInstant
+
+    init(player: FeedbackPlayer, clock: BoardClock) {
+        self.player = player
+        self.clock = clock
+        lastHeard = clock.now
+    }
+
+    /// Reads and answers commands, and steps playback, forever.
+    func run() -> Never {
+        while true {
+            let input = port.poll()
+            if port.heardFrom { lastHeard = clock.now }
+            switch input {
+            case let .line(text): answer(text)
+            case .overlong: port.send("error too-long a command line is at most \(SerialPort.lineLimit) bytes")
+            case nil: break
+            }
+            if let event = player.step() { report(event) }
+            if let name = player.playing, watchdogMilliseconds > 0, clock.now.nanoseconds - lastHeard.nanoseconds > watchdogMilliseconds * 1_000_000 {
+                player.stopQuietly()
+                port.send("error link-lost no byte from the host for \(watchdogMilliseconds) ms: \(name) stopped")
+            }
+            // Idle until the next tick unless playback is due within it.
+            if input == nil, player.nextDue.map({ $0.nanoseconds - clock.now.nanoseconds > 1_000_000 }) ?? true {
+                board_idle()
+            }
+        }
+    }
+
+    func report(_ event: FeedbackPlayer.Event) {
+        switch event {
+        case let .finished(name): port.send("done \(name)")
+        case let .failed(name, error): port.send("error chip \(name): \(error.description)")
+        }
+    }
+
+    func answer(_ line: String) {
+        // Split and compared byte by byte: Character-wise string operations would bring the
+        // standard library's Unicode tables into the image.
+        var words: [String] = []
+        var word: [UInt8] = []
+        for byte in line.utf8 {
+            if byte != 0x20 {
+                word.append(byte)
+            } else if !word.isEmpty {
+                words.append(String(decoding: word, as: UTF8.self))
+                word.removeAll()
+            }
+        }
+        if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+        guard let verb = words.first else { return }
+        let arguments = Array(words.dropFirst())
+        let verbs = ["play", "prepare", "stop", "status", "feedbacks", "pattern", "watchdog", "ping"]
+        do throws(HapticChipError) {
+            switch verbs.firstIndex(where: { $0.sameBytes(as: verb) }) ?? -1 {
+            case 0:  // play
+                guard let (name, plan) = feedback(arguments) else { return }
+                let length = try player.play(plan, name: name)
+                port.send("ok play \(name) \(length.nanoseconds / 1_000_000)")
+            case 1:  // prepare
+                guard let (name, plan) = feedback(arguments) else { return }
+                try player.prepare(plan)
+                port.send("ok prepare \(name)")
+            case 2:  // stop
+                try player.stop()
+                port.send("ok stop")
+            case 3:  // status
+                let part = player.driver.part.map { $0.description } ?? "none"
+                let power = player.driver.power.rawValue
+                let name = String(cString: board_name())
+                port.send("ok status board=\(name) chip=\(part) power=\(power) playing=\(player.playing ?? "-")")
+            case 4:  // feedbacks
+                var list = "ok feedbacks"
+                for kind in FeedbackKind.all { list += " " + kind.name }
+                port.send(list)
+            case 5:  // pattern
+                guard let (plan, count) = pattern(arguments) else { return }
+                let length = try player.play(plan, name: "pattern")
+                port.send("ok pattern \(count) \(length.nanoseconds / 1_000_000)")
+            case 6:  // watchdog
+                guard arguments.count == 1, let milliseconds = Int(arguments[0]), (0...60_000).contains(milliseconds) else {
+                    port.send("error bad-argument watchdog takes milliseconds, 0...60000")
+                    return
+                }
+                watchdogMilliseconds = Int64(milliseconds)
+                port.send("ok watchdog \(milliseconds)")
+            case 7:  // ping
+                port.send("ok ping")
+            default:
+                port.send("error unknown-command \(verb): play, prepare, stop, status, feedbacks, pattern, watchdog, ping")
+            }
+        } catch {
+            player.stopQuietly()
+            port.send("error chip \(error.description)")
+        }
+    }
+
+    /// The named feedback's plan, or nil after sending the refusal.
+    private func feedback(_ arguments: [String]) -> (String, FeedbackPlan)? {
+        guard arguments.count == 1 else {
+            port.send("error bad-argument one feedback name; 'feedbacks' lists them")
+            return nil
+        }
+        guard let feedback = Feedback(name: arguments[0]), let plan = player.mapping.plan(for: feedback) else {
+            port.send("error unknown-feedback \(arguments[0]); 'feedbacks' lists them")
+            return nil
+        }
+        return (feedback.kind.name, plan)
+    }
+
+    /// A real-time clip from `TICK_MS LEVEL...` (percent), or nil after sending the refusal.
+    private func pattern(_ arguments: [String]) -> (FeedbackPlan, Int)? {
+        guard arguments.count >= 2, let tick = Int(arguments[0]), (1...100).contains(tick) else {
+            port.send("error bad-argument pattern TICK_MS LEVEL...: a tick of 1...100 ms, then levels in percent")
+            return nil
+        }
+        var levels: [Double] = []
+        for word in arguments.dropFirst() {
+            guard let percent = Int(word), (-100...100).contains(percent) else {
+                port.send("error bad-argument pattern level '\(word)': a whole percent, -100...100")
+                return nil
+            }
+            levels.append(Double(percent) / 100)
+        }
+        // The clip ends with the drive at zero, as every real-time clip does.
+        if levels.last != 0 { levels.append(0) }
+        return (.realTime(RealTimeClip(tick: .milliseconds(tick), levels: levels)), levels.count)
+    }
+}
