@@ -31,13 +31,14 @@ final class BridgedBus: I2CBus {
         guard bytes.count <= 255, count <= 255 else {
             throw I2CError(.invalidRequest, operation: operation, detail: "a bridged transaction carries at most 255 bytes each way")
         }
+        // Stamped when the driver asked: the chip model sees the time the transaction began.
+        let micros = UInt64(board_micros())
         // The wire first: the board's controller clocks the same transaction (its answers are
         // not the chip's and are dropped).
         var mirrored = [UInt8](repeating: 0, count: count)
         _ = bytes.withUnsafeBufferPointer { written in
             mirrored.withUnsafeMutableBufferPointer { board_i2c_transfer(address.rawValue, written.baseAddress, written.count, $0.baseAddress, count) }
         }
-        let micros = UInt64(board_micros())
         var frame: [UInt8] = [0xB5, count == 0 ? 0x57 : 0x52, address.rawValue, UInt8(bytes.count), UInt8(count)]
         for shift in stride(from: 0, to: 64, by: 8) { frame.append(UInt8(truncatingIfNeeded: micros >> UInt64(shift))) }
         frame += bytes

@@ -41,13 +41,13 @@ final class CommandInterpreter {
             if port.heardFrom { lastHeard = clock.now }
             switch input {
             case let .line(text): answer(text)
-            case .overlong: port.send("error too-long a command line is at most \(SerialPort.lineLimit) bytes")
+            case .overlong: port.send("error too-long a command line is at most ", String(SerialPort.lineLimit), " bytes")
             case nil: break
             }
             if let event = player.step() { report(event) }
             if let name = player.playing, watchdogMilliseconds > 0, clock.now.nanoseconds - lastHeard.nanoseconds > watchdogMilliseconds * 1_000_000 {
                 player.stopQuietly()
-                port.send("error link-lost no byte from the host for \(watchdogMilliseconds) ms: \(name) stopped")
+                port.send("error link-lost no byte from the host for ", String(watchdogMilliseconds), " ms: ", name, " stopped")
             }
             // Idle until the next tick unless playback is due within it.
             if input == nil, player.nextDue.map({ $0.nanoseconds - clock.now.nanoseconds > 1_000_000 }) ?? true {
@@ -58,8 +58,8 @@ final class CommandInterpreter {
 
     func report(_ event: FeedbackPlayer.Event) {
         switch event {
-        case let .finished(name): port.send("done \(name)")
-        case let .failed(name, error): port.send("error chip \(name): \(error.description)")
+        case let .finished(name): port.send("done ", name)
+        case let .failed(name, error): port.send("error chip ", name, ": ", error.description)
         }
     }
 
@@ -85,11 +85,11 @@ final class CommandInterpreter {
             case 0:  // play
                 guard let (name, plan) = feedback(arguments) else { return }
                 let length = try player.play(plan, name: name)
-                port.send("ok play \(name) \(length.nanoseconds / 1_000_000)")
+                port.send("ok play ", name, " ", String(length.nanoseconds / 1_000_000))
             case 1:  // prepare
                 guard let (name, plan) = feedback(arguments) else { return }
                 try player.prepare(plan)
-                port.send("ok prepare \(name)")
+                port.send("ok prepare ", name)
             case 2:  // stop
                 try player.stop()
                 port.send("ok stop")
@@ -97,7 +97,7 @@ final class CommandInterpreter {
                 let part = player.driver.part.map { $0.description } ?? "none"
                 let power = player.driver.power.rawValue
                 let name = String(cString: board_name())
-                port.send("ok status board=\(name) chip=\(part) power=\(power) playing=\(player.playing ?? "-")")
+                port.send("ok status board=", name, " chip=", part, " power=", power, " playing=", player.playing ?? "-")
             case 4:  // feedbacks
                 var list = "ok feedbacks"
                 for kind in FeedbackKind.all { list += " " + kind.name }
@@ -105,22 +105,22 @@ final class CommandInterpreter {
             case 5:  // pattern
                 guard let (plan, count) = pattern(arguments) else { return }
                 let length = try player.play(plan, name: "pattern")
-                port.send("ok pattern \(count) \(length.nanoseconds / 1_000_000)")
+                port.send("ok pattern ", String(count), " ", String(length.nanoseconds / 1_000_000))
             case 6:  // watchdog
                 guard arguments.count == 1, let milliseconds = Int(arguments[0]), (0...60_000).contains(milliseconds) else {
                     port.send("error bad-argument watchdog takes milliseconds, 0...60000")
                     return
                 }
                 watchdogMilliseconds = Int64(milliseconds)
-                port.send("ok watchdog \(milliseconds)")
+                port.send("ok watchdog ", String(milliseconds))
             case 7:  // ping
                 port.send("ok ping")
             default:
-                port.send("error unknown-command \(verb): play, prepare, stop, status, feedbacks, pattern, watchdog, ping")
+                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, watchdog, ping")
             }
         } catch {
             player.stopQuietly()
-            port.send("error chip \(error.description)")
+            port.send("error chip ", error.description)
         }
     }
 
@@ -131,7 +131,7 @@ final class CommandInterpreter {
             return nil
         }
         guard let feedback = Feedback(name: arguments[0]), let plan = player.mapping.plan(for: feedback) else {
-            port.send("error unknown-feedback \(arguments[0]); 'feedbacks' lists them")
+            port.send("error unknown-feedback ", arguments[0], "; 'feedbacks' lists them")
             return nil
         }
         return (feedback.kind.name, plan)
@@ -146,7 +146,7 @@ final class CommandInterpreter {
         var levels: [Double] = []
         for word in arguments.dropFirst() {
             guard let percent = Int(word), (-100...100).contains(percent) else {
-                port.send("error bad-argument pattern level '\(word)': a whole percent, -100...100")
+                port.send("error bad-argument pattern level '", word, "': a whole percent, -100...100")
                 return nil
             }
             levels.append(Double(percent) / 100)

@@ -30,11 +30,29 @@ struct Firmware {
         let board = String(cString: board_name())
         do throws(DRV2605Error) {
             let part = try driver.start()
-            interpreter.port.send("hello haptics-firmware \(board) \(part.description)")
+            try calibrateIfNeeded(driver)
+            interpreter.port.send("hello haptics-firmware ", board, " ", part.description)
         } catch {
-            interpreter.port.send("error chip \(board): \(error.description)")
+            interpreter.port.send("error chip ", board, ": ", error.description)
         }
         interpreter.run()
+    }
+}
+
+/// Never closed loop uncalibrated, as `HapticBoard`'s `auto` policy on Linux: a chip without a
+/// calibration (firmware keeps none across resets, and an unprogrammed chip's OTP holds none) is
+/// calibrated at start-up; one that cannot be (an actuator loose, open or shorted) is started
+/// again open loop.
+func calibrateIfNeeded(_ driver: DRV2605Driver) throws(DRV2605Error) {
+    guard driver.configuration.loop == .closed, driver.configuration.calibration == nil, !driver.usesProgrammedOTP else { return }
+    do throws(DRV2605Error) {
+        _ = try driver.calibrate()
+        if driver.power == .ready { try driver.enterStandby() }
+    } catch {
+        var openLoop = driver.configuration
+        openLoop.loop = .open
+        openLoop.calibration = nil
+        try driver.reconfigure(openLoop)
     }
 }
 

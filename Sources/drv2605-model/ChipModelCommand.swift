@@ -18,7 +18,7 @@ struct ChipModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drv2605-model",
         abstract: "The chip descriptions both emulations share: their C headers, and the check that they agree.",
-        subcommands: [Header.self, Check.self])
+        subcommands: [Header.self, Check.self, Serve.self])
 
     /// Which chip's description.
     enum Chip: String, ExpressibleByArgument, CaseIterable {

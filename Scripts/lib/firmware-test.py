@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Scripts/firmware test: the firmware image in QEMU, checked against the Linux build.
+
+QEMU runs the mps2-an385 image with its serial port 0 (the command protocol) and port 1 (the bus
+bridge) on Unix sockets. `drv2605-model serve` answers the bridged transactions from the project's
+simulated DRV2605L and writes them down; the image also clocks every transaction out on the
+board's own I2C controller, to an EEPROM that only acknowledges, and QEMU's i2c trace records what
+that controller code put on the wire.
+
+For each of the 23 feedbacks, `haptic play NAME --simulate --virtual-time --trace` (the Linux
+build, on its simulated chip) gives the bus writes of a start and one feedback. The image starts
+once and then plays the 23 in a row, driven by `play NAME` lines; its writes from start-up plus
+those between `play NAME` and `done NAME` must equal the Linux ones byte for byte.
+
+Then the protocol's other promises: a typed refusal for a name it does not know, `status`, a
+pattern streamed in real time, and the link watchdog stopping the actuator when the host goes
+quiet. Prints one HIL-MCU line with each bound under `gates:`; exits 1 when one fails.
+"""
+import os
+import re
+import select
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WATCHDOG_MS = 300
+# The link watchdog may fire up to this long after its time (the main loop's tick is 1 ms; the
+# stop itself is a few bus transactions over the bridge).
+WATCHDOG_SLACK_MS = 50
+
+
+def fail(message):
+    print(f"firmware test: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def bin_path(name):
+    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return os.path.join(out.stdout.strip(), name)
+
+
+def linux_writes(haptic, name):
+    """The Linux build's bus writes for `haptic play NAME` on its simulated chip."""
+    # A machine with no saved calibration, as the image (which keeps none across resets): both
+    # calibrate at start-up under the `auto` policy.
+    scratch = tempfile.mkdtemp(prefix="firmware-linux-")
+    env = dict(os.environ, HOME=scratch, HAPTIC_CALIBRATION_FILE=os.path.join(scratch, "calibration.json"))
+    env.pop("HAPTIC_BOARD", None)
+    run = subprocess.run([haptic, "play", name, "--simulate", "--virtual-time", "--trace"], capture_output=True, text=True, env=env, timeout=60)
+    if run.returncode != 0:
+        fail(f"haptic play {name} failed: {run.stderr.strip()}")
+    writes = []
+    for line in (run.stdout + run.stderr).splitlines():
+        match = re.match(r"\s*bus\s+\S+\s+W 0x([0-9A-F]{2}) \[([0-9A-F ]*)\]", line)
+        if match:
+            writes.append((match.group(1), match.group(2).split()))
+    return writes
+
+
+def bridge_transactions(path):
+    """The bridge server's trace: (micros, W/R, address, bytes, answer)."""
+    result = []
+    with open(path) as handle:
+        for line in handle:
+            match = re.match(r"(\d+) ([WR]) ([0-9A-F]{2}) \[([0-9A-F ]*)\](?: -> \[([0-9A-F ]*)\])?", line)
+            if match:
+                result.append((int(match.group(1)), match.group(2), match.group(3), match.group(4).split(), (match.group(5) or "").split()))
+    return result
+
+
+def wire_transactions(path):
+    """QEMU's i2c trace as transactions: each start(addr) opens one, its sends are the bytes."""
+    result = []
+    current = None
+    with open(path) as handle:
+        for line in handle:
+            start = re.search(r"i2c_event start\(addr:0x([0-9a-f]+)\)", line)
+            if start:
+                if current is not None:
+                    result.append(current)
+                current = (start.group(1).upper(), [])
+                continue
+            if re.search(r"i2c_event start_async", line):
+                # the read half of a combined transaction: nothing more is written in it
+                if current is not None:
+                    result.append(current)
+                current = None
+                continue
+            sent = re.search(r"i2c_send send\(addr:0x[0-9a-f]+\) data:0x([0-9a-f]+)", line)
+            if sent and current is not None:
+                current[1].append(sent.group(1).upper().zfill(2))
+            if re.search(r"i2c_event finish", line) and current is not None:
+                result.append(current)
+                current = None
+    if current is not None:
+        result.append(current)
+    return result
+
+
+class Link:
+    """The command port: lines out, lines in, each read with a deadline."""
+
+    def __init__(self, path):
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    fail(f"QEMU's command port {path} did not appear")
+                time.sleep(0.02)
+        self.buffer = b""
+
+    def send(self, line):
+        self.sock.sendall(line.encode() + b"\n")
+
+    def line(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.sock], [], [], left)
+            if ready:
+                chunk = self.sock.recv(4096)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        text, self.buffer = self.buffer.split(b"\n", 1)
+        return text.decode(errors="replace")
+
+    def expect(self, prefix, timeout=10.0):
+        answer = self.line(timeout)
+        if answer is None or not answer.startswith(prefix):
+            fail(f"expected '{prefix}...', the image answered {answer!r}")
+        return answer
+
+
+def main():
+    elf = sys.argv[1]
+    subprocess.run(["swift", "build", "--product", "haptic"], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["swift", "build", "--product", "drv2605-model"], cwd=ROOT, check=True, capture_output=True)
+    haptic = bin_path("haptic")
+    model = bin_path("drv2605-model")
+    work = tempfile.mkdtemp(prefix="firmware-test-")
+    command_socket = os.path.join(work, "commands.sock")
+    bridge_socket = os.path.join(work, "bridge.sock")
+    bridge_trace = os.path.join(work, "bridge.trace")
+    wire_trace = os.path.join(work, "i2c.trace")
+
+    started = time.monotonic()
+    qemu = subprocess.Popen(
+        ["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
+         # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
+         "-icount", "shift=5,sleep=off",
+         "-chardev", f"socket,id=commands,path={command_socket},server=on,wait=on",
+         "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
+         "-serial", "chardev:commands", "-serial", "chardev:bridge",
+         "-device", "at24c-eeprom,bus=i2c,address=0x5a,rom-size=256",
+         "-trace", f"enable=i2c_*,file={wire_trace}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    server = None
+    try:
+        link = Link(command_socket)
+        server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", bridge_trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        hello = link.expect("hello haptics-firmware", timeout=20)
+        boot_ms = (time.monotonic() - started) * 1000
+        link.send("feedbacks")
+        names = link.expect("ok feedbacks").split()[2:]
+        startup = bridge_transactions(bridge_trace)
+
+        # The tour: each feedback's writes between its `play` and its `done`.
+        segments = {}
+        lengths = []
+        for name in names:
+            before = len(bridge_transactions(bridge_trace))
+            link.send(f"play {name}")
+            ok = link.expect(f"ok play {name}")
+            lengths.append(int(ok.split()[-1]))
+            link.expect(f"done {name}", timeout=10)
+            segments[name] = bridge_transactions(bridge_trace)[before:]
+
+        # Refusals are typed and leave nothing running.
+        link.send("play no-such-feedback")
+        refusal = link.expect("error unknown-feedback")
+        link.send("frobnicate")
+        unknown = link.expect("error unknown-command")
+        link.send("status")
+        status = link.expect("ok status")
+
+        # A pattern: levels streamed one per tick from the board's timer.
+        pattern_levels = [40, 80, 100, 60, 20]
+        before = len(bridge_transactions(bridge_trace))
+        link.send("pattern 5 " + " ".join(str(level) for level in pattern_levels))
+        link.expect("ok pattern")
+        link.expect("done pattern")
+        streamed = bridge_transactions(bridge_trace)[before:]
+        rtp = [t for t in streamed if t[1] == "W" and t[3] and t[3][0] == "02"]
+        rtp_times = [t[0] for t in rtp]
+
+        # The link watchdog: a long feedback, then silence.
+        link.send(f"watchdog {WATCHDOG_MS}")
+        link.expect("ok watchdog")
+        before = len(bridge_transactions(bridge_trace))
+        link.send("play vibration-default")
+        link.expect("ok play vibration-default")
+        lost = link.expect("error link-lost", timeout=5)
+        after = bridge_transactions(bridge_trace)[before:]
+        go = next((t for t in after if t[1] == "W" and t[3][:2] == ["0C", "01"]), None)
+        stop = next((t for t in after if t[1] == "W" and t[0] > (go[0] if go else 0) and (t[3][:2] == ["0C", "00"] or t[3][:2] == ["01", "40"])), None)
+        link.send("status")
+        after_watchdog = link.expect("ok status")
+        link.sock.close()
+    finally:
+        qemu.terminate()
+        try:
+            qemu.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            qemu.kill()
+        if server:
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    total_s = time.monotonic() - started
+
+    # The Linux build's writes, one process per feedback (each starts the chip, as the image did once).
+    startup_writes = [(t[2], t[3]) for t in startup if t[1] == "W"]
+    identical = 0
+    differences = []
+    for name in names:
+        expected = linux_writes(haptic, name)
+        got = startup_writes + [(t[2], t[3]) for t in segments[name] if t[1] == "W"]
+        if expected == got:
+            identical += 1
+        else:
+            differences.append((name, expected, got))
+    for name, expected, got in differences[:3]:
+        print(f"firmware test: {name}: the Linux build wrote", file=sys.stderr)
+        for address, data in expected:
+            print(f"    W {address} [{' '.join(data)}]", file=sys.stderr)
+        print("  the image wrote", file=sys.stderr)
+        for address, data in got:
+            print(f"    W {address} [{' '.join(data)}]", file=sys.stderr)
+
+    # The board's controller: the same transactions on the wire, in the same order.
+    bridged = bridge_transactions(bridge_trace)
+    wire = wire_transactions(wire_trace)
+    bridged_wire = [(t[2], t[3]) for t in bridged]
+    wire_matches = wire == bridged_wire
+
+    sizes = subprocess.run([os.path.join(ROOT, "Scripts", "firmware"), "size"], capture_output=True, text=True, cwd=ROOT)
+    flash = re.search(r"flash (\d+) B of (\d+)", sizes.stdout)
+    ram = re.search(r"= (\d+) B of (\d+)", sizes.stdout)
+    flash_bytes, flash_budget = (int(flash.group(1)), int(flash.group(2))) if flash else (0, 0)
+    ram_bytes, ram_budget = (int(ram.group(1)), int(ram.group(2))) if ram else (0, 0)
+
+    rtp_gaps = [b - a for a, b in zip(rtp_times, rtp_times[1:])]
+    worst_gap_us = max((abs(gap - 5000) for gap in rtp_gaps), default=-1)
+    watchdog_ms = (stop[0] - go[0]) / 1000 if go and stop else -1
+    expected_rtp = len(pattern_levels) + 1  # the clip ends at zero
+
+    gates = [
+        (f"{identical} of {len(names)} feedbacks identical to the Linux build's writes", identical == len(names) == 23),
+        (f"every bridged transaction ({len(bridged)}) on the board's I2C wire, same bytes and order", wire_matches and len(bridged) > 0),
+        (f"flash {flash_bytes} <= {flash_budget}", 0 < flash_bytes <= flash_budget),
+        (f"RAM {ram_bytes} <= {ram_budget}", 0 < ram_bytes <= ram_budget),
+        (f"pattern: {len(rtp)} RTP writes for {expected_rtp} levels", len(rtp) == expected_rtp),
+        (f"pattern tick jitter {worst_gap_us} us <= 1000", 0 <= worst_gap_us <= 1000),
+        # From the GO frame, which leaves a few ms after the command's last byte (the watchdog's start).
+        (f"watchdog stop {watchdog_ms:.1f} ms after GO within {WATCHDOG_MS - WATCHDOG_SLACK_MS}...{WATCHDOG_MS + WATCHDOG_SLACK_MS}",
+         WATCHDOG_MS - WATCHDOG_SLACK_MS <= watchdog_ms <= WATCHDOG_MS + WATCHDOG_SLACK_MS),
+        ("after the watchdog: nothing playing", "playing=-" in after_watchdog),
+        ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
+        (f"run {total_s:.1f} s <= 60", total_s <= 60),
+    ]
+    print(f"firmware test: {hello}; {status}")
+    print(
+        f"HIL-MCU: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
+        f"flash {flash_bytes} B, RAM {ram_bytes} B; boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
+        f"{len(bridged)} bridged transactions, pattern tick jitter {worst_gap_us} us, watchdog stop {watchdog_ms:.1f} ms, run {total_s:.1f} s")
+    print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
+    print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
+    if not all(passed for _, passed in gates):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
