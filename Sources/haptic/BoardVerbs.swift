@@ -130,6 +130,10 @@ struct Status: ParsableCommand {
                 try ServiceCall.run(global, socket: socket, label: "status", request: ServiceRequest(.status))
                 return
             }
+            if let port = global.serialDevice {
+                try FirmwareCall.status(global, port: port)
+                return
+            }
             let session = try DeviceSession(global, verb: "status", drives: false)
             let file = try session.engine.withDriver { try $0.dumpRegisters() }
             let status = file[StatusRegister.self]

@@ -22,7 +22,7 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use).",
+            "A vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use); or serial:PORT, a microcontroller running the project's firmware (serial:/dev/ttyACM0; play, stop and status).",
             valueName: "device"))
     var device: String?
 
@@ -61,9 +61,18 @@ struct GlobalOptions: ParsableArguments {
         return ProcessInfo.processInfo.environment["HAPTICD_SOCKET"]
     }
 
+    /// The port of `--device serial:PORT`: a microcontroller running the project's firmware.
+    var serialDevice: String? {
+        guard let device, device.hasPrefix("serial:") else { return nil }
+        return String(device.dropFirst("serial:".count))
+    }
+
     /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {
+        if serialDevice != nil {
+            throw CLIError("--device serial: is a microcontroller running the haptics firmware: only play, stop and status go to it", exitCode: CLIError.usage)
+        }
         if let device {
             guard board == nil, bus == nil else { throw CLIError("--device names the vibrator: give it without --board or --bus", exitCode: CLIError.usage) }
             guard let type = ActuatorType(rawValue: (actuator ?? "erm").lowercased()) else {

@@ -185,6 +185,13 @@ struct Play: ParsableCommand {
             guard let value = Feedback(name: feedback, intensity: intensity) else {
                 throw CLIError("no feedback named '\(feedback)'; known: " + FeedbackKind.all.map(\.name).joined(separator: ", "), exitCode: CLIError.dataError)
             }
+            if let port = global.serialDevice {
+                guard intensity == 1, !sound, !prepared, !all else {
+                    throw CLIError("--device serial: plays a feedback at full intensity, without --sound, --prepared or --all", exitCode: CLIError.usage)
+                }
+                try FirmwareCall.play(global, port: port, feedback: value)
+                return
+            }
             let session = try DeviceSession(global, verb: "play", allDrivers: all)
             session.announce()
             var feedbackSounds: FeedbackSounds?
@@ -352,6 +359,10 @@ struct StopCommand: ParsableCommand {
                         "\(error.message). If hapticd is not running, stop the chip directly: haptic stop --board BOARD (without --socket, or with HAPTICD_SOCKET unset)",
                         exitCode: error.exitCode)
                 }
+                return
+            }
+            if let port = global.serialDevice {
+                try FirmwareCall.stop(global, port: port)
                 return
             }
             // Opening starts the chip afresh (a DRV2605 is reset), which stops any drive; then the

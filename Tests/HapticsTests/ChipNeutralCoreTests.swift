@@ -147,3 +147,27 @@ final class StreamOnlyChip: HapticChipDriver {
         #expect(engine.shutdown())
     }
 }
+
+/// What the firmware's flash budget changed in the shared core keeps its meaning on Linux.
+@Suite struct SharedCoreTests {
+    @Test func feedbackKindsCompareAndHashByTheirPlaceInTheTable() {
+        for (index, kind) in FeedbackKind.all.enumerated() {
+            #expect(kind.ordinal == index, "\(kind.name)")
+            #expect(Feedback(name: kind.name)?.kind == kind)
+        }
+        #expect(Set(FeedbackKind.all).count == 23)
+        #expect(FeedbackKind.impact(.light) != FeedbackKind.impact(.medium))
+        #expect(Feedback(name: "IMPACT-Heavy")?.kind == .impact(.heavy))
+    }
+
+    @Test func readBackDetailsCompareByNameNotOrder() {
+        let one: HapticChipReadBack.Details = ["go": .bool(true), "rtp": .int(3)]
+        let other: HapticChipReadBack.Details = ["rtp": .int(3), "go": .bool(true)]
+        #expect(one == other)
+        #expect(one["rtp"] == .int(3))
+        #expect(one["mode"] == nil)
+        #expect(one != ["go": .bool(true)])
+        #expect(one != ["go": .bool(false), "rtp": .int(3)])
+        #expect(Array(one.map { $0.0 }) == ["go", "rtp"])
+    }
+}

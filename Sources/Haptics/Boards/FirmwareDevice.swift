@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HardwareAccess
+
+/// A microcontroller running the project's firmware (Firmware/), reached over a serial line:
+/// it plays feedbacks and patterns itself, in real time on its own timer, and this side asks by
+/// name. The protocol is a line a command, a line an answer (docs/firmware.md):
+/// `play NAME` is answered `ok play NAME MS` at once and `done NAME` when it ended.
+public final class FirmwareDevice {
+    /// What the firmware said about itself (`status`).
+    public struct Status: Sendable, Equatable {
+        /// The board ("pico", "mps2-an385").
+        public var board: String
+        /// The chip it found ("DRV2605L"), or "none".
+        public var chip: String
+        /// The chip's power state.
+        public var power: String
+        /// The feedback playing, if any.
+        public var playing: String?
+    }
+
+    /// How long an answer may take before the device is called unresponsive.
+    public var answerTimeout: Duration = .seconds(2)
+    public let line: any SerialLine
+    private var pending: [UInt8] = []
+
+    public init(line: any SerialLine) { self.line = line }
+
+    /// Asks for the firmware's status; also the check that it answers at all.
+    public func status() throws(FirmwareDeviceError) -> Status {
+        let answer = try request("status", expecting: "ok status")
+        var fields: [(String, String)] = []
+        for word in answer.split(separator: " ").dropFirst(2) {
+            let parts = word.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields.append((String(parts[0]), String(parts[1]))) }
+        }
+        func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+        return Status(board: field("board") ?? "?", chip: field("chip") ?? "?", power: field("power") ?? "?", playing: field("playing").flatMap { $0 == "-" ? nil : $0 })
+    }
+
+    /// Plays `feedback` and waits until it ended (and the chip is in standby again); returns
+    /// the length the firmware announced.
+    @discardableResult
+    public func play(_ feedback: FeedbackKind) throws(FirmwareDeviceError) -> Duration {
+        let answer = try request("play \(feedback.name)", expecting: "ok play \(feedback.name)")
+        let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+        try awaitDone(feedback.name, within: .milliseconds(milliseconds * 3 + 1000))
+        return .milliseconds(milliseconds)
+    }
+
+    /// Streams `levels` (-1...1, one every `tick`) from the firmware's timer, and waits for the end.
+    public func playPattern(levels: [Double], tick: Duration) throws(FirmwareDeviceError) {
+        let tickMilliseconds = max(1, min(100, Int(tick.nanoseconds / 1_000_000)))
+        let percents = levels.map { String(Int(($0.isFinite ? min(1, max(-1, $0)) : 0) * 100)) }
+        let answer = try request("pattern \(tickMilliseconds) " + percents.joined(separator: " "), expecting: "ok pattern")
+        let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+        try awaitDone("pattern", within: .milliseconds(milliseconds * 2 + 1000))
+    }
+
+    /// Stops the actuator; the chip goes to standby.
+    public func stop() throws(FirmwareDeviceError) {
+        _ = try request("stop", expecting: "ok stop")
+    }
+
+    /// Sends `command` and returns the first answer line; a refusal (`error KIND ...`) is thrown.
+    func request(_ command: String, expecting prefix: String) throws(FirmwareDeviceError) -> String {
+        do {
+            try line.write(Array((command + "\n").utf8))
+        } catch {
+            throw .link(error)
+        }
+        // Lines that are not the answer (a `done` of an earlier feedback) are skipped.
+        while true {
+            let answer = try nextLine(within: answerTimeout, waitingFor: command)
+            if answer.hasPrefix(prefix) { return answer }
+            if answer.hasPrefix("error ") { throw Self.refusal(answer) }
+        }
+    }
+
+    func awaitDone(_ name: String, within timeout: Duration) throws(FirmwareDeviceError) {
+        while true {
+            let answer = try nextLine(within: timeout, waitingFor: "the end of \(name)")
+            if answer == "done \(name)" { return }
+            if answer.hasPrefix("error ") { throw Self.refusal(answer) }
+        }
+    }
+
+    func nextLine(within timeout: Duration, waitingFor what: String) throws(FirmwareDeviceError) -> String {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            if let end = pending.firstIndex(of: 0x0A) {
+                let text = String(decoding: pending[..<end], as: UTF8.self)
+                pending.removeSubrange(...end)
+                let trimmed = text.hasSuffix("\r") ? String(text.dropLast()) : text
+                if !trimmed.isEmpty { return trimmed }
+                continue
+            }
+            let left = clock.now.duration(to: deadline)
+            guard left > .zero else { throw .noAnswer(port: line.name, waitingFor: what) }
+            do {
+                pending += try line.read(timeout: left)
+            } catch {
+                throw .link(error)
+            }
+        }
+    }
+
+    /// `error KIND text` as a typed refusal.
+    static func refusal(_ answer: String) -> FirmwareDeviceError {
+        let words = answer.split(separator: " ", maxSplits: 2)
+        let kind = words.count > 1 ? String(words[1]) : "unknown"
+        return .refused(kind: kind, message: words.count > 2 ? String(words[2]) : "")
+    }
+}
+
+/// Why a request to the firmware failed.
+public enum FirmwareDeviceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The serial line failed.
+    case link(SerialError)
+    /// Nothing (or nothing sensible) came back in time.
+    case noAnswer(port: String, waitingFor: String)
+    /// The firmware refused: `kind` is its error kind (unknown-feedback, chip, link-lost, ...).
+    case refused(kind: String, message: String)
+
+    public var description: String {
+        switch self {
+        case let .link(error): return error.description
+        case let .noAnswer(port, what):
+            return "no answer from the firmware on \(port) while waiting for \(what). Hint: check that the board runs the haptics firmware (its serial port prints 'hello haptics-firmware' at reset) and that no other program has the port open"
+        case let .refused(kind, message):
+            let hint: String
+            switch kind {
+            case "chip": hint = "the firmware could not drive its chip: check the chip's wiring to the board (SDA, SCL, power), then reset the board"
+            case "link-lost": hint = "the firmware stopped the actuator because the host went quiet; send 'watchdog MS' with a longer time, or 'ping' while a long pattern plays"
+            case "unknown-feedback": hint = "'haptic play --help' lists the feedbacks"
+            default: hint = "the firmware may be older or newer than this program: update both"
+            }
+            return "the firmware refused (\(kind)): \(message). Hint: \(hint)"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Haptics
+import HardwareAccess
+import LinuxHardware
+
+/// `--device serial:PATH`: the verbs that a microcontroller running the project's firmware
+/// answers (play, stop, status). The firmware drives its own chip; this program asks by name.
+enum FirmwareCall {
+    /// Opens the port and checks that the firmware answers.
+    static func open(_ path: String) throws -> (FirmwareDevice, FirmwareDevice.Status) {
+        let line: LinuxSerialLine
+        do {
+            line = try LinuxSerialLine(path: path)
+        } catch {
+            throw CLIError(error.description, exitCode: error.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
+        }
+        let device = FirmwareDevice(line: line)
+        do {
+            return (device, try device.status())
+        } catch {
+            throw CLIError.from(error)
+        }
+    }
+
+    static func play(_ global: GlobalOptions, port: String, feedback: Feedback) throws {
+        let (device, status) = try open(port)
+        if !global.json { print("\(feedback.kind.name): \(feedback.kind.meaning)") }
+        let start = ContinuousClock.now
+        do {
+            let length = try device.play(feedback.kind)
+            let took = ContinuousClock.now - start
+            if global.json {
+                try printJSON(["feedback": feedback.kind.name, "played": true, "board": status.board, "chip": status.chip, "estimatedMilliseconds": length.nanoseconds / 1_000_000,
+                    "tookMilliseconds": took.nanoseconds / 1_000_000])
+            } else {
+                print("firmware: played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby")
+            }
+        } catch {
+            throw CLIError.from(error)
+        }
+    }
+
+    static func stop(_ global: GlobalOptions, port: String) throws {
+        let (device, _) = try open(port)
+        do {
+            try device.stop()
+            let after = try device.status()
+            guard after.playing == nil else {
+                throw CLIError("the firmware still plays \(after.playing ?? "") after stop", exitCode: CLIError.runtime)
+            }
+            if global.json { try printJSON(["stopped": true, "power": after.power]) } else { print("stopped; chip \(after.power)") }
+        } catch let error as FirmwareDeviceError {
+            throw CLIError.from(error)
+        }
+    }
+
+    static func status(_ global: GlobalOptions, port: String) throws {
+        let (_, status) = try open(port)
+        if global.json {
+            try printJSON(["board": status.board, "chip": status.chip, "power": status.power, "playing": status.playing ?? NSNull()])
+        } else {
+            print("firmware on \(port): board \(status.board), chip \(status.chip), \(status.power), playing \(status.playing ?? "nothing")")
+        }
+    }
+
+    static func printJSON(_ object: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension CLIError {
+    /// A firmware request's failure: its refusal kinds map to exit codes as the local verbs' do.
+    static func from(_ error: FirmwareDeviceError) -> CLIError {
+        switch error {
+        case let .link(serial):
+            return CLIError(error.description, exitCode: serial.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
+        case .noAnswer: return CLIError(error.description, exitCode: CLIError.unavailable)
+        case let .refused(kind, _):
+            return CLIError(error.description, exitCode: kind == "unknown-feedback" || kind == "bad-argument" ? CLIError.dataError : CLIError.runtime)
+        }
+    }
+}
