@@ -73,13 +73,15 @@ final class FeedbackPlayer {
         if standby && driver.power == .ready { try driver.enterStandby() }
     }
 
-    /// Stops without throwing (the link watchdog, a failure): the driver's hardest stop.
+    /// Stops without throwing (the link watchdog, a failure): the driver's hardest stop, then
+    /// standby when the chip still answers.
     func stopQuietly() {
         busyUntil = nil
         completionDeadline = nil
         clip = nil
         playing = nil
         driver.stopQuietly()
+        if driver.power == .ready { try? driver.enterStandby() }
     }
 
     /// When `step()` next has work, if anything plays.

@@ -20,11 +20,11 @@ quiet. Prints one HIL-MCU line with each bound under `gates:`; exits 1 when one 
 import os
 import re
 import select
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+import tty
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WATCHDOG_MS = 300
@@ -102,24 +102,19 @@ def wire_transactions(path):
 
 
 class Link:
-    """The command port: lines out, lines in, each read with a deadline."""
+    """The command port (a pty, as a board's USB serial port is a tty): lines out, lines in,
+    each read with a deadline."""
 
     def __init__(self, path):
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    fail(f"QEMU's command port {path} did not appear")
-                time.sleep(0.02)
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.fd)
         self.buffer = b""
 
     def send(self, line):
-        self.sock.sendall(line.encode() + b"\n")
+        os.write(self.fd, line.encode() + b"\n")
+
+    def close(self):
+        os.close(self.fd)
 
     def line(self, timeout=10.0):
         deadline = time.monotonic() + timeout
@@ -127,9 +122,9 @@ class Link:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            ready, _, _ = select.select([self.sock], [], [], left)
+            ready, _, _ = select.select([self.fd], [], [], left)
             if ready:
-                chunk = self.sock.recv(4096)
+                chunk = os.read(self.fd, 4096)
                 if not chunk:
                     return None
                 self.buffer += chunk
@@ -150,7 +145,6 @@ def main():
     haptic = bin_path("haptic")
     model = bin_path("drv2605-model")
     work = tempfile.mkdtemp(prefix="firmware-test-")
-    command_socket = os.path.join(work, "commands.sock")
     bridge_socket = os.path.join(work, "bridge.sock")
     bridge_trace = os.path.join(work, "bridge.trace")
     wire_trace = os.path.join(work, "i2c.trace")
@@ -160,7 +154,7 @@ def main():
         ["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
          # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
          "-icount", "shift=5,sleep=off",
-         "-chardev", f"socket,id=commands,path={command_socket},server=on,wait=on",
+         "-chardev", "pty,id=commands",
          "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
          "-serial", "chardev:commands", "-serial", "chardev:bridge",
          "-device", "at24c-eeprom,bus=i2c,address=0x5a,rom-size=256",
@@ -168,7 +162,15 @@ def main():
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     server = None
     try:
-        link = Link(command_socket)
+        # QEMU names the pty before it waits for the bridge's client.
+        pty = None
+        while pty is None:
+            announced = qemu.stdout.readline().decode(errors="replace")
+            if not announced:
+                fail("QEMU ended before it opened the command port")
+            found = re.search(r"redirected to (/dev/pts/\d+) \(label commands\)", announced)
+            pty = found.group(1) if found else None
+        link = Link(pty)
         server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", bridge_trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         hello = link.expect("hello haptics-firmware", timeout=20)
         boot_ms = (time.monotonic() - started) * 1000
@@ -217,7 +219,18 @@ def main():
         stop = next((t for t in after if t[1] == "W" and t[0] > (go[0] if go else 0) and (t[3][:2] == ["0C", "00"] or t[3][:2] == ["01", "40"])), None)
         link.send("status")
         after_watchdog = link.expect("ok status")
-        link.sock.close()
+        link.send("watchdog 2000")
+        link.expect("ok watchdog")
+        link.close()
+
+        # The same image from `haptic --device serial:` (the Linux program as a user runs it).
+        before = len(bridge_transactions(bridge_trace))
+        device = f"serial:{pty}"
+        cli = {}
+        for verb in (["status"], ["play", "success"], ["play", "impact-huge"], ["stop"]):
+            run = subprocess.run([haptic, *verb, "--device", device], capture_output=True, text=True, timeout=30)
+            cli[" ".join(verb)] = (run.returncode, (run.stdout + run.stderr).strip())
+        cli_writes = [(t[2], t[3]) for t in bridge_transactions(bridge_trace)[before:] if t[1] == "W"]
     finally:
         qemu.terminate()
         try:
@@ -262,6 +275,7 @@ def main():
     flash_bytes, flash_budget = (int(flash.group(1)), int(flash.group(2))) if flash else (0, 0)
     ram_bytes, ram_budget = (int(ram.group(1)), int(ram.group(2))) if ram else (0, 0)
 
+    success_writes = [(t[2], t[3]) for t in segments["success"] if t[1] == "W"]
     rtp_gaps = [b - a for a, b in zip(rtp_times, rtp_times[1:])]
     worst_gap_us = max((abs(gap - 5000) for gap in rtp_gaps), default=-1)
     watchdog_ms = (stop[0] - go[0]) / 1000 if go and stop else -1
@@ -277,11 +291,18 @@ def main():
         # From the GO frame, which leaves a few ms after the command's last byte (the watchdog's start).
         (f"watchdog stop {watchdog_ms:.1f} ms after GO within {WATCHDOG_MS - WATCHDOG_SLACK_MS}...{WATCHDOG_MS + WATCHDOG_SLACK_MS}",
          WATCHDOG_MS - WATCHDOG_SLACK_MS <= watchdog_ms <= WATCHDOG_MS + WATCHDOG_SLACK_MS),
-        ("after the watchdog: nothing playing", "playing=-" in after_watchdog),
+        ("after the watchdog: nothing playing, the chip in standby", "playing=-" in after_watchdog and "power=standby" in after_watchdog),
         ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
+        (f"haptic --device serial: status, play success (exit {cli['play success'][0]}), stop: exit 0",
+         cli["status"][0] == 0 and cli["play success"][0] == 0 and cli["stop"][0] == 0),
+        (f"haptic --device serial: play impact-huge refused (exit {cli['play impact-huge'][0]})", cli["play impact-huge"][0] == 65),
+        (f"haptic --device serial: play success wrote what the tour's success wrote ({len(success_writes)} writes)",
+         any(cli_writes[i:i + len(success_writes)] == success_writes for i in range(len(cli_writes)))),
         (f"run {total_s:.1f} s <= 60", total_s <= 60),
     ]
     print(f"firmware test: {hello}; {status}")
+    for verb, (code, output) in cli.items():
+        print(f"firmware test: haptic {verb} --device serial:{pty}: exit {code}: {output.splitlines()[-1] if output else ''}")
     print(
         f"HIL-MCU: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B; boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "

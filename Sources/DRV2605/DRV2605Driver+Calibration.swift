@@ -173,7 +173,8 @@ extension DRV2605Driver {
         let volts: Double
         if let supplyVolts { volts = supplyVolts } else { volts = try measureWhileDriving().supplyVolts }
         guard (4.0...4.4).contains(volts) else {
-            throw .invalidArgument("burning OTP needs VDD between 4.0 and 4.4 V; the supply measures \(PlainText.decimal(volts, places: 2)) V. Power the board from 4.2 V for the burn")
+            throw .invalidArgument(
+                "burning OTP needs VDD between 4.0 and 4.4 V; the supply measures \(PlainText.decimal(volts, places: 2)) V. Power the board from 4.2 V for the burn")
         }
         // The registers hold exactly what is burnt, then OTP_PROGRAM.
         try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
@@ -196,7 +197,8 @@ extension DRV2605Driver {
         for register in [Register.ratedVoltage, .overdriveClamp, .autoCalibrationCompensation, .autoCalibrationBackEMF, .feedbackControl]
         where file[register] != burnt[register] {
             throw .otpNotVerified(
-                "after the burn and a reset, \(register.description) reads \(PlainText.hex(file[register])); \(PlainText.hex(burnt[register])) was burnt (the burn needs VDD 4.0-4.4 V)")
+                "after the burn and a reset, \(register.description) reads \(PlainText.hex(file[register])); \(PlainText.hex(burnt[register])) was burnt (the burn needs VDD 4.0-4.4 V)"
+            )
         }
         try writeConfiguration(mode: ModeRegister(mode: .internalTrigger, standby: false), slots: [])
         try enterStandby()

@@ -13,14 +13,14 @@ public struct HapticChipReadBack: Sendable, Equatable {
         case text(String)
 
         #if !hasFeature(Embedded)
-        /// As JSON takes it (JSONSerialization's types; not in firmware, which has no `Any`).
-        public var jsonValue: Any {
-            switch self {
-            case let .bool(value): return value
-            case let .int(value): return value
-            case let .text(value): return value
+            /// As JSON takes it (JSONSerialization's types; not in firmware, which has no `Any`).
+            public var jsonValue: Any {
+                switch self {
+                case let .bool(value): return value
+                case let .int(value): return value
+                case let .text(value): return value
+                }
             }
-        }
         #endif
     }
 

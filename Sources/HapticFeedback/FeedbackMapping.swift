@@ -17,14 +17,14 @@ public struct FeedbackMapping: Sendable, Hashable {
     public init(table: [FeedbackKind: FeedbackPlan]) { self.table = table }
 
     #if !hasFeature(Embedded)
-    /// The plan for a feedback at its intensity (see `FeedbackPlan.scaled(by:)`).
-    public func plan(for feedback: Feedback, scale: Double = 1) -> FeedbackPlan? {
-        table[feedback.kind]?.scaled(by: feedback.intensity * scale)
-    }
+        /// The plan for a feedback at its intensity (see `FeedbackPlan.scaled(by:)`).
+        public func plan(for feedback: Feedback, scale: Double = 1) -> FeedbackPlan? {
+            table[feedback.kind]?.scaled(by: feedback.intensity * scale)
+        }
     #else
-    /// The plan for a feedback at full intensity: firmware has no model envelopes to scale a ROM
-    /// effect by (they need `sin`), so intensity is the caller's to apply.
-    public func plan(for feedback: Feedback) -> FeedbackPlan? { table[feedback.kind] }
+        /// The plan for a feedback at full intensity: firmware has no model envelopes to scale a ROM
+        /// effect by (they need `sin`), so intensity is the caller's to apply.
+        public func plan(for feedback: Feedback) -> FeedbackPlan? { table[feedback.kind] }
     #endif
 
     public mutating func override(_ kind: FeedbackKind, with plan: FeedbackPlan) { table[kind] = plan }

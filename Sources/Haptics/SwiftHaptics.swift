@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// The feedback kinds and their table are a module of their own (so firmware builds them too);
+// apps keep writing `import Haptics` and see them.
+@_exported import HapticFeedback
+
 /// The package as a whole. Its release, in one place: `haptic --version`, `hapticd --version`,
 /// `haptic-studio --version` and the studio's greeting all print it, and CHANGELOG.md's newest
 /// release names the same number (a test compares them), so a bug report can say what ran.
@@ -7,7 +11,3 @@ public enum SwiftHaptics {
     /// Semantic version of the package. 0.x: the API may still change between minor releases.
     public static let version = "0.2.0"
 }
-
-// The feedback kinds and their table are a module of their own (so firmware builds them too);
-// apps keep writing `import Haptics` and see them.
-@_exported import HapticFeedback

@@ -16,12 +16,12 @@ public protocol HapticClock: AnyObject, Sendable {
     /// `any HapticClock` dispatch in Embedded Swift too).
     func sleep(for duration: Duration)
     #if !hasFeature(Embedded)
-    /// Runs `step` now and again at each instant it returns, until it returns `nil` (or, with
-    /// `waitsForWake`, until `cancel()`).
-    func schedule(_ options: WorkOptions, _ step: @escaping @Sendable () -> ClockInstant?) -> ScheduledWork
-    /// Blocks until `isDone()` holds or `timeout` passes; returns `isDone()`. A virtual clock
-    /// runs the scheduled work meanwhile, moving time from one deadline to the next.
-    func wait(until isDone: () -> Bool, timeout: Duration) -> Bool
+        /// Runs `step` now and again at each instant it returns, until it returns `nil` (or, with
+        /// `waitsForWake`, until `cancel()`).
+        func schedule(_ options: WorkOptions, _ step: @escaping @Sendable () -> ClockInstant?) -> ScheduledWork
+        /// Blocks until `isDone()` holds or `timeout` passes; returns `isDone()`. A virtual clock
+        /// runs the scheduled work meanwhile, moving time from one deadline to the next.
+        func wait(until isDone: () -> Bool, timeout: Duration) -> Bool
     #endif
 }
 

@@ -53,21 +53,21 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     #if !hasFeature(Embedded)
-    /// Maps an errno from a bus system call to a kind.
-    public static func kind(for errno: Errno) -> Kind {
-        switch errno.rawValue {
-        case Errno.noSuchFileOrDirectory.rawValue, Errno.operationNotSupportedByDevice.rawValue: return .noSuchBus
-        case Errno.permissionDenied.rawValue, Errno.notPermitted.rawValue: return .permissionDenied
-        case Errno.resourceBusy.rawValue: return .addressInUse
-        case I2CError.remoteIOErrno, Errno.noSuchAddressOrDevice.rawValue: return .noAcknowledge
-        case Errno.ioError.rawValue, Errno.resourceTemporarilyUnavailable.rawValue, Errno.timedOut.rawValue,
-            I2CError.protocolErrno:
-            return .busError
-        case Errno.notSupported.rawValue, Errno.invalidArgument.rawValue: return .unsupported
-        case Errno.messageTooLong.rawValue, Errno.badAddress.rawValue: return .invalidRequest
-        default: return .other
+        /// Maps an errno from a bus system call to a kind.
+        public static func kind(for errno: Errno) -> Kind {
+            switch errno.rawValue {
+            case Errno.noSuchFileOrDirectory.rawValue, Errno.operationNotSupportedByDevice.rawValue: return .noSuchBus
+            case Errno.permissionDenied.rawValue, Errno.notPermitted.rawValue: return .permissionDenied
+            case Errno.resourceBusy.rawValue: return .addressInUse
+            case I2CError.remoteIOErrno, Errno.noSuchAddressOrDevice.rawValue: return .noAcknowledge
+            case Errno.ioError.rawValue, Errno.resourceTemporarilyUnavailable.rawValue, Errno.timedOut.rawValue,
+                I2CError.protocolErrno:
+                return .busError
+            case Errno.notSupported.rawValue, Errno.invalidArgument.rawValue: return .unsupported
+            case Errno.messageTooLong.rawValue, Errno.badAddress.rawValue: return .invalidRequest
+            default: return .other
+            }
         }
-    }
     #endif
 
     /// Linux's EREMOTEIO (121): the I2C target did not acknowledge. swift-system names no constant for it.

@@ -32,8 +32,10 @@ enum FirmwareCall {
             let length = try device.play(feedback.kind)
             let took = ContinuousClock.now - start
             if global.json {
-                try printJSON(["feedback": feedback.kind.name, "played": true, "board": status.board, "chip": status.chip, "estimatedMilliseconds": length.nanoseconds / 1_000_000,
-                    "tookMilliseconds": took.nanoseconds / 1_000_000])
+                try printJSON([
+                    "feedback": feedback.kind.name, "played": true, "board": status.board, "chip": status.chip, "estimatedMilliseconds": length.nanoseconds / 1_000_000,
+                    "tookMilliseconds": took.nanoseconds / 1_000_000
+                ])
             } else {
                 print("firmware: played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby")
             }

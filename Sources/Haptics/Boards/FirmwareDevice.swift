@@ -127,7 +127,8 @@ public enum FirmwareDeviceError: Error, Sendable, Equatable, CustomStringConvert
         switch self {
         case let .link(error): return error.description
         case let .noAnswer(port, what):
-            return "no answer from the firmware on \(port) while waiting for \(what). Hint: check that the board runs the haptics firmware (its serial port prints 'hello haptics-firmware' at reset) and that no other program has the port open"
+            return
+                "no answer from the firmware on \(port) while waiting for \(what). Hint: check that the board runs the haptics firmware (its serial port prints 'hello haptics-firmware' at reset) and that no other program has the port open"
         case let .refused(kind, message):
             let hint: String
             switch kind {
