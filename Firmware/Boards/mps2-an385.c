@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The board layer for QEMU's mps2-an385 (ARM's MPS2 board with the AN385 Cortex-M3 image):
-// vectors and reset, SysTick as the 1 ms tick, CMSDK UARTs 0 and 1, and the SBCon (versatile)
-// I2C controller at 0x4002A000, driven bit by bit as its two-wire register block requires.
+// The board layer for QEMU's mps2-an385 (ARM's MPS2 board with the AN385 Cortex-M3 image): the
+// 25 MHz clock for SysTick, CMSDK UARTs 0 and 1, and the SBCon (versatile) I2C controller at
+// 0x4002A000, driven bit by bit as its two-wire register block requires.
 #include <stdint.h>
 #include <stddef.h>
 #include "board.h"
@@ -23,43 +23,7 @@ static const uint32_t uart_base[2] = {0x40004000u, 0x40005000u};
 #define SCL 1u
 #define SDA 2u
 
-// SysTick, clocked by the 25 MHz system clock.
-#define SYST_CSR REG(0xE000E010u)
-#define SYST_RVR REG(0xE000E014u)
-#define SYST_CVR REG(0xE000E018u)
 #define CORE_HZ 25000000u
-#define TICKS_PER_MS (CORE_HZ / 1000u)
-
-extern uint32_t __data_load[], __data_start[], __data_end[], __bss_start[], __bss_end[], __stack_top[];
-extern int main(void);
-
-static volatile uint32_t milliseconds;
-
-void Reset_Handler(void) {
-    uint32_t *src = __data_load, *dst = __data_start;
-    while (dst < __data_end) *dst++ = *src++;
-    for (dst = __bss_start; dst < __bss_end;) *dst++ = 0;
-    board_init();
-    board_exit(main());
-}
-void SysTick_Handler(void) { milliseconds++; }
-static void semihost(uint32_t operation, uint32_t argument) {
-    register uint32_t r0 __asm__("r0") = operation;
-    register uint32_t r1 __asm__("r1") = argument;
-    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
-}
-void HardFault_Handler(void) {
-    static const char text[] = "firmware: hard fault\n";
-    board_serial_write(0, (const uint8_t *)text, sizeof text - 1);
-    board_exit(3);
-}
-static void Default_Handler(void) { board_exit(4); }
-
-__attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
-    (void (*)(void))__stack_top, Reset_Handler, Default_Handler, HardFault_Handler,
-    Default_Handler, Default_Handler, Default_Handler, 0, 0, 0, 0,
-    Default_Handler, Default_Handler, 0, Default_Handler, SysTick_Handler,
-};
 
 void board_init(void) {
     for (int port = 0; port < 2; port++) {
@@ -67,20 +31,10 @@ void board_init(void) {
         UART_CTRL(uart_base[port]) = 3;
     }
     I2C_SET = SCL | SDA;
-    SYST_RVR = TICKS_PER_MS - 1;
-    SYST_CVR = 0;
-    SYST_CSR = 7; // processor clock, interrupt, enable
+    startup_tick_start(CORE_HZ);
 }
 
-uint64_t board_micros(void) {
-    uint32_t ms, count;
-    do {
-        ms = milliseconds;
-        count = SYST_CVR;
-    } while (ms != milliseconds);
-    return (uint64_t)ms * 1000u + (TICKS_PER_MS - 1u - count) / (TICKS_PER_MS / 1000u);
-}
-void board_idle(void) { __asm__ volatile("wfi"); }
+uint64_t board_micros(void) { return startup_tick_micros(); }
 
 void board_serial_write(int port, const uint8_t *bytes, size_t count) {
     uint32_t base = uart_base[port & 1];
@@ -141,6 +95,12 @@ done:
 }
 
 void board_gpio_set(int which, int high) { (void)which; (void)high; } // no GPIO block on this image
+
+static void semihost(uint32_t operation, uint32_t argument) {
+    register uint32_t r0 __asm__("r0") = operation;
+    register uint32_t r1 __asm__("r1") = argument;
+    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
+}
 
 void board_exit(int status) {
     // SYS_EXIT: ADP_Stopped_ApplicationExit is a clean exit (0), anything else is 1 in QEMU.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HardwareAccess
 
 // The waveform memory: written at start-up, played in RTWM [DS §5.6.5.4, §5.8].
 extension DA7280Driver: StoredWaveformPlayback {

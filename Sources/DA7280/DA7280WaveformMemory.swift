@@ -86,7 +86,7 @@ public struct DA7280WaveformMemory: Sendable, Hashable {
         guard snippets.count <= Self.maximumSnippets, sequences.count <= Self.maximumSequences,
             snippets.allSatisfy({ !$0.isEmpty }), sequences.allSatisfy({ !$0.isEmpty })
         else { return nil }
-        let items = snippets.map { $0.map(\.byte) } + sequences.map { $0.flatMap(\.bytes) }
+        let items = snippets.map { snippet in snippet.map { $0.byte } } + sequences.map { sequence in sequence.flatMap { $0.bytes } }
         var end = 2 + items.count - 1
         var pointers: [UInt8] = []
         for item in items {

@@ -32,3 +32,9 @@ void board_exit(int status) __attribute__((noreturn));
 int board_bridges_bus(void);
 /// The board's name, as `status` reports it.
 const char *board_name(void);
+
+// Provided by Support/startup.c for the boards.
+/// Starts SysTick as a 1 ms interrupt on a core clocked at `core_hz`.
+void startup_tick_start(uint32_t core_hz);
+/// Microseconds since startup_tick_start, from the tick count and SysTick's counter.
+uint64_t startup_tick_micros(void);

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every Cortex-M board here starts with: the vector table, the reset handler (initial data
+// copied, zeroed data cleared, then the board and main), SysTick as the 1 ms tick, and the fault
+// handler that says so on serial port 0 before the board ends the program.
+#include <stdint.h>
+#include <stddef.h>
+#include "board.h"
+
+extern uint32_t __data_load[], __data_start[], __data_end[], __bss_start[], __bss_end[], __stack_top[];
+extern int main(void);
+
+/// Milliseconds since startup_tick_start: SysTick's interrupt counts them.
+volatile uint32_t startup_milliseconds;
+static uint32_t ticks_per_millisecond;
+
+#define REG(address) (*(volatile uint32_t *)(address))
+#define SYST_CSR REG(0xE000E010u)
+#define SYST_RVR REG(0xE000E014u)
+#define SYST_CVR REG(0xE000E018u)
+
+void Reset_Handler(void) {
+    uint32_t *src = __data_load, *dst = __data_start;
+    while (dst < __data_end) *dst++ = *src++;
+    for (dst = __bss_start; dst < __bss_end;) *dst++ = 0;
+    board_init();
+    board_exit(main());
+}
+
+void SysTick_Handler(void) { startup_milliseconds++; }
+
+void HardFault_Handler(void) {
+    static const char text[] = "error fault the firmware hit a hard fault and stops\n";
+    board_serial_write(0, (const uint8_t *)text, sizeof text - 1);
+    board_exit(3);
+}
+static void Default_Handler(void) { board_exit(4); }
+
+__attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
+    (void (*)(void))__stack_top, Reset_Handler, Default_Handler, HardFault_Handler,
+    Default_Handler, Default_Handler, Default_Handler, 0, 0, 0, 0,
+    Default_Handler, Default_Handler, 0, Default_Handler, SysTick_Handler,
+};
+
+void startup_tick_start(uint32_t core_hz) {
+    ticks_per_millisecond = core_hz / 1000u;
+    SYST_RVR = ticks_per_millisecond - 1;
+    SYST_CVR = 0;
+    SYST_CSR = 7; // the core's clock, interrupt, enable
+}
+
+uint64_t startup_tick_micros(void) {
+    uint32_t ms, count;
+    do {
+        ms = startup_milliseconds;
+        count = SYST_CVR;
+    } while (ms != startup_milliseconds);
+    return (uint64_t)ms * 1000u + (ticks_per_millisecond - 1u - count) / (ticks_per_millisecond / 1000u);
+}
+
+void board_idle(void) { __asm__ volatile("wfi"); }
