@@ -84,6 +84,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .unmapped: code = CLIError.dataError
         case .fault: code = CLIError.runtime
         case .service: code = CLIError.temporaryFailure
+        case .firmware: code = CLIError.unavailable
         }
         self.init("\(label) was not played: \(reason)", exitCode: code)
     }

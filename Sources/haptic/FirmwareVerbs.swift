@@ -29,7 +29,7 @@ enum FirmwareCall {
         if !global.json { print("\(feedback.kind.name): \(feedback.kind.meaning)") }
         let start = ContinuousClock.now
         do {
-            let length = try device.play(feedback.kind)
+            let length = try device.playAndWait(feedback.kind)
             let took = ContinuousClock.now - start
             if global.json {
                 try printJSON([

@@ -40,7 +40,7 @@ final class ScriptedFirmwareLine: SerialLine {
         let device = FirmwareDevice(line: line)
         let status = try device.status()
         #expect(status == FirmwareDevice.Status(board: "pico", chip: "DRV2605L", power: "standby", playing: nil))
-        #expect(try device.play(.notification(.success)) == .milliseconds(190))
+        #expect(try device.playAndWait(.notification(.success)) == .milliseconds(190))
         #expect(line.written == ["status", "play success"])
         #expect(line.inbound.isEmpty)
     }
@@ -49,7 +49,7 @@ final class ScriptedFirmwareLine: SerialLine {
         let line = ScriptedFirmwareLine { _ in ["error unknown-feedback impact-huge; 'feedbacks' lists them"] }
         let device = FirmwareDevice(line: line)
         #expect(throws: FirmwareDeviceError.refused(kind: "unknown-feedback", message: "impact-huge; 'feedbacks' lists them")) {
-            try device.play(.impact(.heavy))
+            try device.playAndWait(.impact(.heavy))
         }
     }
 
@@ -57,7 +57,7 @@ final class ScriptedFirmwareLine: SerialLine {
         let line = ScriptedFirmwareLine { _ in ["ok play vibration-default 1000", "error link-lost no byte from the host for 300 ms: vibration-default stopped"] }
         let device = FirmwareDevice(line: line)
         do {
-            try device.play(.vibration(.default))
+            try device.playAndWait(.vibration(.default))
             Issue.record("a lost link was taken for a played feedback")
         } catch {
             guard case .refused(kind: "link-lost", _) = error else {
@@ -80,5 +80,30 @@ final class ScriptedFirmwareLine: SerialLine {
         let device = FirmwareDevice(line: line)
         try device.playPattern(levels: [0.5, 1.2, -0.25, .nan], tick: .milliseconds(5))
         #expect(line.written == ["pattern 5 50 100 -25 0"])
+    }
+}
+
+@Suite struct FirmwareFeedbackTargetTests {
+    @Test func generatorsPlayOnTheFirmwareAndSeeItsRefusals() {
+        let line = ScriptedFirmwareLine { command in
+            switch command {
+            case "play selection": return ["ok play selection 30"]
+            case "play impact-heavy": return ["error chip impact-heavy: I2C write to 0x5A failed"]
+            default: return ["error unknown-command \(command)"]
+            }
+        }
+        let device = FirmwareDevice(line: line)
+        #expect(device.play(Feedback.selection) == .played)
+        guard case let .dropped(.firmware(text)) = device.play(Feedback.impact(.heavy)) else {
+            Issue.record("a refused feedback was taken for played")
+            return
+        }
+        #expect(text.contains("refused (chip)"))
+        // Not played at a strength it was not asked for; nothing was sent.
+        guard case .dropped(.firmware) = device.play(Feedback.impact(.light, intensity: 0.4)) else {
+            Issue.record("a scaled feedback was played at full strength")
+            return
+        }
+        #expect(line.written == ["play selection", "play impact-heavy"])
     }
 }

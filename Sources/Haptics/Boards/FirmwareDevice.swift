@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import HardwareAccess
 
 /// A microcontroller running the project's firmware (Firmware/), reached over a serial line:
 /// it plays feedbacks and patterns itself, in real time on its own timer, and this side asks by
 /// name. The protocol is a line a command, a line an answer (docs/firmware.md):
 /// `play NAME` is answered `ok play NAME MS` at once and `done NAME` when it ended.
-public final class FirmwareDevice {
+///
+/// It is also a `FeedbackTarget`: an app's generators play on the microcontroller with
+/// `FeedbackTargets.service = FirmwareDevice(line: ...)`. Requests are serialised by a lock, so
+/// any thread may use it.
+public final class FirmwareDevice: @unchecked Sendable {
     /// What the firmware said about itself (`status`).
     public struct Status: Sendable, Equatable {
         /// The board ("pico", "mps2-an385").
@@ -24,11 +29,14 @@ public final class FirmwareDevice {
     public let line: any SerialLine
     private var pending: [UInt8] = []
 
+    /// One request at a time on the line.
+    private let lock = NSLock()
+
     public init(line: any SerialLine) { self.line = line }
 
     /// Asks for the firmware's status; also the check that it answers at all.
     public func status() throws(FirmwareDeviceError) -> Status {
-        let answer = try request("status", expecting: "ok status")
+        let answer = try locked { () throws(FirmwareDeviceError) in try request("status", expecting: "ok status") }
         var fields: [(String, String)] = []
         for word in answer.split(separator: " ").dropFirst(2) {
             let parts = word.split(separator: "=", maxSplits: 1)
@@ -41,25 +49,51 @@ public final class FirmwareDevice {
     /// Plays `feedback` and waits until it ended (and the chip is in standby again); returns
     /// the length the firmware announced.
     @discardableResult
-    public func play(_ feedback: FeedbackKind) throws(FirmwareDeviceError) -> Duration {
+    public func playAndWait(_ feedback: FeedbackKind) throws(FirmwareDeviceError) -> Duration {
+        try locked { () throws(FirmwareDeviceError) in
+            let length = try startLocked(feedback)
+            try awaitDone(feedback.name, within: length * 3 + .seconds(1))
+            return length
+        }
+    }
+
+    /// Starts `feedback` and returns once the firmware took it (its `done` line is skipped by
+    /// the next request): what a generator's `impactOccurred()` waits for.
+    @discardableResult
+    public func start(_ feedback: FeedbackKind) throws(FirmwareDeviceError) -> Duration {
+        try locked { () throws(FirmwareDeviceError) in try startLocked(feedback) }
+    }
+
+    private func startLocked(_ feedback: FeedbackKind) throws(FirmwareDeviceError) -> Duration {
         let answer = try request("play \(feedback.name)", expecting: "ok play \(feedback.name)")
-        let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
-        try awaitDone(feedback.name, within: .milliseconds(milliseconds * 3 + 1000))
-        return .milliseconds(milliseconds)
+        return .milliseconds(Int(answer.split(separator: " ").last ?? "") ?? 0)
+    }
+
+    /// Loads `feedback` and wakes the chip, so that playing it next is one GO write.
+    public func prepareFeedback(_ feedback: FeedbackKind) throws(FirmwareDeviceError) {
+        try locked { () throws(FirmwareDeviceError) in _ = try request("prepare \(feedback.name)", expecting: "ok prepare") }
+    }
+
+    private func locked<T>(_ body: () throws(FirmwareDeviceError) -> T) throws(FirmwareDeviceError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// Streams `levels` (-1...1, one every `tick`) from the firmware's timer, and waits for the end.
     public func playPattern(levels: [Double], tick: Duration) throws(FirmwareDeviceError) {
         let tickMilliseconds = max(1, min(100, Int(tick.nanoseconds / 1_000_000)))
         let percents = levels.map { String(Int(($0.isFinite ? min(1, max(-1, $0)) : 0) * 100)) }
-        let answer = try request("pattern \(tickMilliseconds) " + percents.joined(separator: " "), expecting: "ok pattern")
-        let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
-        try awaitDone("pattern", within: .milliseconds(milliseconds * 2 + 1000))
+        try locked { () throws(FirmwareDeviceError) in
+            let answer = try request("pattern \(tickMilliseconds) " + percents.joined(separator: " "), expecting: "ok pattern")
+            let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+            try awaitDone("pattern", within: .milliseconds(milliseconds * 2 + 1000))
+        }
     }
 
     /// Stops the actuator; the chip goes to standby.
     public func stop() throws(FirmwareDeviceError) {
-        _ = try request("stop", expecting: "ok stop")
+        try locked { () throws(FirmwareDeviceError) in _ = try request("stop", expecting: "ok stop") }
     }
 
     /// Sends `command` and returns the first answer line; a refusal (`error KIND ...`) is thrown.
@@ -112,6 +146,30 @@ public final class FirmwareDevice {
         let kind = words.count > 1 ? String(words[1]) : "unknown"
         return .refused(kind: kind, message: words.count > 2 ? String(words[2]) : "")
     }
+}
+
+extension FirmwareDevice: FeedbackTarget {
+    /// Starts `feedback` on the microcontroller; a refusal or a silent link is a drop with its
+    /// reason. The firmware plays the table's plan at full strength: an intensity below 1 is not
+    /// played (rather than played too strong), and says so.
+    @discardableResult
+    public func play(_ feedback: Feedback) -> FeedbackOutcome {
+        guard feedback.intensity >= 0.999 else {
+            return .dropped(.firmware("the firmware plays feedback at full intensity only; \(feedback.kind.name) at \(feedback.intensity) was not played"))
+        }
+        do {
+            try start(feedback.kind)
+            return .played
+        } catch {
+            return .dropped(.firmware(error.description))
+        }
+    }
+
+    /// Loads the feedback's sequence on the chip ahead of `play`.
+    public func prepare(_ feedback: Feedback, holder: ObjectIdentifier?) { try? prepareFeedback(feedback.kind) }
+
+    /// Nothing to release: the firmware puts the chip back in standby after each feedback.
+    public func releasePreparation(holder: ObjectIdentifier) {}
 }
 
 /// Why a request to the firmware failed.

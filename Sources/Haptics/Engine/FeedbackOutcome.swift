@@ -35,6 +35,9 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
     /// The system service did not play it (a more important feedback, a profile, a bad request,
     /// or no service): its reason.
     case service(String)
+    /// A microcontroller running the project's firmware (`FirmwareDevice`) did not play it: its
+    /// refusal, or why it could not be asked.
+    case firmware(String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,7 @@ public enum DropReason: Sendable, Equatable, CustomStringConvertible {
         case .unmapped: return "no plan for it in the mapping"
         case let .fault(text): return "chip fault: \(text)"
         case let .service(text): return "hapticd: \(text)"
+        case let .firmware(text): return "firmware: \(text)"
         }
     }
 }
