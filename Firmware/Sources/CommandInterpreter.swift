@@ -11,7 +11,7 @@ import HardwareAccess
 ///     play NAME          ok play NAME MS       then, when it ends: done NAME
 ///     prepare NAME       ok prepare NAME
 ///     stop               ok stop
-///     status             ok status board=B chip=P power=S playing=NAME|-
+///     status             ok status board=B chip=P power=S playing=NAME|- heap=BYTES
 ///     feedbacks          ok feedbacks NAME...
 ///     pattern TICK L...  ok pattern N MS       then: done pattern (levels in percent, -100...100)
 ///     watchdog MS        ok watchdog MS        (0: off)
@@ -97,7 +97,7 @@ final class CommandInterpreter {
                 let part = player.driver.part.map { $0.description } ?? "none"
                 let power = player.driver.power.rawValue
                 let name = String(cString: board_name())
-                port.send("ok status board=", name, " chip=", part, " power=", power, " playing=", player.playing ?? "-")
+                port.send("ok status board=", name, " chip=", part, " power=", power, " playing=", player.playing ?? "-", " heap=", String(runtime_heap_high_water()))
             case 4:  // feedbacks
                 var list = "ok feedbacks"
                 for kind in FeedbackKind.all { list += " " + kind.name }

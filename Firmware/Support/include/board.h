@@ -38,3 +38,7 @@ const char *board_name(void);
 void startup_tick_start(uint32_t core_hz);
 /// Microseconds since startup_tick_start, from the tick count and SysTick's counter.
 uint64_t startup_tick_micros(void);
+
+// Provided by Support/runtime.c.
+/// The most heap ever in use, in bytes (the RAM figure `status` reports).
+size_t runtime_heap_high_water(void);
