@@ -34,6 +34,12 @@ final class CommandInterpreter {
         lastHeard = clock.now
     }
 
+    /// The commands, by their first word (matched byte for byte, not with `init(rawValue:)`,
+    /// whose string comparison would bring the Unicode tables in).
+    enum Verb: String, CaseIterable {
+        case play, prepare, stop, status, feedbacks, pattern, watchdog, ping
+    }
+
     /// Reads and answers commands, and steps playback, forever.
     func run() -> Never {
         while true {
@@ -79,43 +85,42 @@ final class CommandInterpreter {
         if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
         guard let verb = words.first else { return }
         let arguments = Array(words.dropFirst())
-        let verbs = ["play", "prepare", "stop", "status", "feedbacks", "pattern", "watchdog", "ping"]
         do throws(HapticChipError) {
-            switch verbs.firstIndex(where: { $0.sameBytes(as: verb) }) ?? -1 {
-            case 0:  // play
+            switch Verb.allCases.first(where: { $0.rawValue.sameBytes(as: verb) }) {
+            case .play:
                 guard let (name, plan) = feedback(arguments) else { return }
                 let length = try player.play(plan, name: name)
                 port.send("ok play ", name, " ", String(length.nanoseconds / 1_000_000))
-            case 1:  // prepare
+            case .prepare:
                 guard let (name, plan) = feedback(arguments) else { return }
                 try player.prepare(plan)
                 port.send("ok prepare ", name)
-            case 2:  // stop
+            case .stop:
                 try player.stop()
                 port.send("ok stop")
-            case 3:  // status
+            case .status:
                 let part = player.driver.part.map { $0.description } ?? "none"
                 let power = player.driver.power.rawValue
                 let name = String(cString: board_name())
                 port.send("ok status board=", name, " chip=", part, " power=", power, " playing=", player.playing ?? "-", " heap=", String(runtime_heap_high_water()))
-            case 4:  // feedbacks
+            case .feedbacks:
                 var list = "ok feedbacks"
                 for kind in FeedbackKind.all { list += " " + kind.name }
                 port.send(list)
-            case 5:  // pattern
+            case .pattern:
                 guard let (plan, count) = pattern(arguments) else { return }
                 let length = try player.play(plan, name: "pattern")
                 port.send("ok pattern ", String(count), " ", String(length.nanoseconds / 1_000_000))
-            case 6:  // watchdog
+            case .watchdog:
                 guard arguments.count == 1, let milliseconds = Int(arguments[0]), (0...60_000).contains(milliseconds) else {
                     port.send("error bad-argument watchdog takes milliseconds, 0...60000")
                     return
                 }
                 watchdogMilliseconds = Int64(milliseconds)
                 port.send("ok watchdog ", String(milliseconds))
-            case 7:  // ping
+            case .ping:
                 port.send("ok ping")
-            default:
+            case nil:
                 port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, watchdog, ping")
             }
         } catch {

@@ -196,6 +196,12 @@ def main():
         unknown = link.expect("error unknown-command")
         link.send("status")
         status = link.expect("ok status")
+        link.send("ping")
+        link.expect("ok ping")
+        link.send("prepare selection")
+        link.expect("ok prepare selection")
+        link.send("stop")
+        link.expect("ok stop")
 
         # A pattern: levels streamed one per tick from the board's timer.
         pattern_levels = [40, 80, 100, 60, 20]

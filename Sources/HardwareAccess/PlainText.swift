@@ -66,18 +66,10 @@ extension String {
     public func sameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
 
     /// Whether the string starts with `prefix`, byte for byte.
-    public func beginsWith(_ prefix: String) -> Bool {
-        let bytes = Array(utf8)
-        let head = Array(prefix.utf8)
-        return head.count <= bytes.count && bytes[0..<head.count].elementsEqual(head)
-    }
+    public func beginsWith(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
 
     /// Whether the string ends with `suffix`, byte for byte.
-    public func endsWith(_ suffix: String) -> Bool {
-        let bytes = Array(utf8)
-        let tail = Array(suffix.utf8)
-        return tail.count <= bytes.count && bytes[(bytes.count - tail.count)...].elementsEqual(tail)
-    }
+    public func endsWith(_ suffix: String) -> Bool { utf8.reversed().starts(with: suffix.utf8.reversed()) }
 
     /// A–Z made a–z; every other byte kept.
     public func asciiLowercased() -> String { shiftingASCII(from: 0x41, through: 0x5A, by: 0x20) }
@@ -105,7 +97,7 @@ extension String {
     public func removingEvery(_ other: String) -> String {
         let needle = Array(other.utf8)
         guard !needle.isEmpty else { return self }
-        var bytes = Array(utf8)
+        let bytes = Array(utf8)
         var result: [UInt8] = []
         var index = 0
         while index < bytes.count {
@@ -116,8 +108,7 @@ extension String {
                 index += 1
             }
         }
-        bytes = result
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Without spaces and tabs at either end.

@@ -14,7 +14,7 @@ enum FirmwareCall {
         do {
             line = try LinuxSerialLine(path: path)
         } catch {
-            throw CLIError(error.description, exitCode: error.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
+            throw CLIError.from(.link(error))
         }
         let device = FirmwareDevice(line: line)
         do {
@@ -68,7 +68,7 @@ enum FirmwareCall {
     }
 
     static func printJSON(_ object: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         print(String(decoding: data, as: UTF8.self))
     }
 }
