@@ -11,15 +11,26 @@ import HardwareAccess
 ///     play NAME          ok play NAME MS       then, when it ends: done NAME
 ///     prepare NAME       ok prepare NAME
 ///     stop               ok stop
-///     status             ok status board=B chip=P power=S playing=NAME|- heap=BYTES
+///     status             ok status board=B chip=P actuator=erm|lra power=S playing=NAME|- heap=BYTES
 ///     feedbacks          ok feedbacks NAME...
 ///     pattern TICK L...  ok pattern N MS       then: done pattern (levels in percent, -100...100)
 ///     watchdog MS        ok watchdog MS        (0: off)
 ///     ping               ok ping
 ///
+/// and, for a host whose engine drives the chip through the firmware (hapticd --device serial:):
+///
+///     rom BYTE...        ok rom MS             then: done rom (the sequence's slot bytes, decimal)
+///     arm BYTE...        ok arm                (loaded and awake: the next `rom` of it is a GO)
+///     level N            ok level N            (held until the next; thousandths, -1000...1000)
+///     level end          ok level end
+///     wake               ok wake
+///     standby            ok standby
+///
 /// A refusal is `error KIND text`, KIND one of unknown-command, unknown-feedback, bad-argument,
-/// too-long, chip, link-lost. Nothing that plays outlives the link: when something plays and no
-/// byte has arrived for the watchdog's time, the actuator is stopped and `error link-lost` sent.
+/// too-long, chip. The firmware also says on its own when what played ended badly: `error
+/// playback NAME: text` (the chip failed during it) or `error link-lost text`. Nothing that
+/// plays outlives the link: when something plays and no byte has arrived for the watchdog's
+/// time, the actuator is stopped and `error link-lost` sent.
 final class CommandInterpreter {
     let player: FeedbackPlayer
     let clock: BoardClock
@@ -37,7 +48,7 @@ final class CommandInterpreter {
     /// The commands, by their first word (matched byte for byte, not with `init(rawValue:)`,
     /// whose string comparison would bring the Unicode tables in).
     enum Verb: String, CaseIterable {
-        case play, prepare, stop, status, feedbacks, pattern, watchdog, ping
+        case play, prepare, stop, status, feedbacks, pattern, watchdog, ping, rom, arm, level, wake, standby
     }
 
     /// Reads and answers commands, and steps playback, forever.
@@ -65,7 +76,7 @@ final class CommandInterpreter {
     func report(_ event: FeedbackPlayer.Event) {
         switch event {
         case let .finished(name): port.send("done ", name)
-        case let .failed(name, error): port.send("error chip ", name, ": ", error.description)
+        case let .failed(name, error): port.send("error playback ", name, ": ", error.description)
         }
     }
 
@@ -102,7 +113,10 @@ final class CommandInterpreter {
                 let part = player.driver.part.map { $0.description } ?? "none"
                 let power = player.driver.power.rawValue
                 let name = String(cString: board_name())
-                port.send("ok status board=", name, " chip=", part, " power=", power, " playing=", player.playing ?? "-", " heap=", String(runtime_heap_high_water()))
+                let actuator = player.driver.configuration.actuator == .lra ? "lra" : "erm"
+                port.send(
+                    "ok status board=", name, " chip=", part, " actuator=", actuator, " power=", power, " playing=", player.playing ?? "-", " heap=",
+                    String(runtime_heap_high_water()))
             case .feedbacks:
                 var list = "ok feedbacks"
                 for kind in FeedbackKind.all { list += " " + kind.name }
@@ -120,8 +134,35 @@ final class CommandInterpreter {
                 port.send("ok watchdog ", String(milliseconds))
             case .ping:
                 port.send("ok ping")
+            case .rom:
+                guard let plan = sequence(arguments) else { return }
+                let length = try player.play(plan, name: "rom")
+                port.send("ok rom ", String(length.nanoseconds / 1_000_000))
+            case .arm:
+                guard let plan = sequence(arguments) else { return }
+                try player.prepare(plan)
+                port.send("ok arm")
+            case .level:
+                if arguments.count == 1, "end".sameBytes(as: arguments[0]) {
+                    if player.playing != nil { try player.stop(standby: false) }
+                    port.send("ok level end")
+                    return
+                }
+                guard arguments.count == 1, let thousandths = Int(arguments[0]), (-1000...1000).contains(thousandths) else {
+                    port.send("error bad-argument level takes thousandths, -1000...1000, or end")
+                    return
+                }
+                try player.hold(Double(thousandths) / 1000)
+                port.send("ok level ", arguments[0])
+            case .wake:
+                try player.wake()
+                port.send("ok wake")
+            case .standby:
+                if player.playing != nil { try player.stop(standby: true) }
+                if player.driver.power == .ready { try player.driver.enterStandby() }
+                port.send("ok standby")
             case nil:
-                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, watchdog, ping")
+                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, watchdog, ping, rom, arm, level, wake, standby")
             }
         } catch {
             player.stopQuietly()
@@ -140,6 +181,21 @@ final class CommandInterpreter {
             return nil
         }
         return (feedback.kind.name, plan)
+    }
+
+    /// A ROM sequence from its slot bytes (`WaveformSequence.slotBytes`, decimal), or nil after
+    /// sending the refusal.
+    private func sequence(_ arguments: [String]) -> FeedbackPlan? {
+        var bytes: [UInt8] = []
+        for word in arguments {
+            guard let value = Int(word), (0...255).contains(value) else { break }
+            bytes.append(UInt8(value))
+        }
+        guard bytes.count == arguments.count, bytes.count <= WaveformSequence.slotCount, let sequence = WaveformSequence(slotBytes: bytes) else {
+            port.send("error bad-argument a sequence is 1 to 8 slot bytes, decimal: an effect 1...123 or 128 + a wait in 10 ms")
+            return nil
+        }
+        return .rom(sequence)
     }
 
     /// A real-time clip from `TICK_MS LEVEL...` (percent), or nil after sending the refusal.

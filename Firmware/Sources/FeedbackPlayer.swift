@@ -26,6 +26,8 @@ final class FeedbackPlayer {
     private var completionDeadline: ClockInstant?
     /// The clip streaming: its levels, when it started, its tick in nanoseconds, the next index.
     private var clip: (levels: [Double], start: ClockInstant, tick: Int64, index: Int)?
+    /// Whether the host streams levels itself (`level`): each held until the next one.
+    private var holding = false
 
     init(driver: DRV2605Driver, mapping: FeedbackMapping) {
         self.driver = driver
@@ -58,14 +60,33 @@ final class FeedbackPlayer {
         try driver.prepare(sequence)
     }
 
+    /// Drives `amplitude` until the next level, the end of the stream, a stop or the link
+    /// watchdog: the host's own stream (a pattern Linux renders), one level a command.
+    func hold(_ amplitude: Double) throws(HapticChipError) {
+        if !holding {
+            if playing != nil { try stop(standby: false) }
+            try driver.beginRealTimePlayback()
+            holding = true
+            playing = "level"
+        }
+        try driver.setRealTime(amplitude: amplitude)
+    }
+
+    /// Wakes the chip, so that what plays next starts without the wake-up delay.
+    func wake() throws(HapticChipError) {
+        guard playing == nil else { return }
+        try driver.wake()
+    }
+
     /// Stops the actuator now and leaves the chip in standby (or awake, when another feedback
     /// follows at once).
     func stop(standby: Bool = true) throws(HapticChipError) {
         busyUntil = nil
         completionDeadline = nil
         playing = nil
-        if clip != nil {
+        if clip != nil || holding {
             clip = nil
+            holding = false
             try driver.endRealTimePlayback(standby: standby)
             return
         }
@@ -79,6 +100,7 @@ final class FeedbackPlayer {
         busyUntil = nil
         completionDeadline = nil
         clip = nil
+        holding = false
         playing = nil
         driver.stopQuietly()
         if driver.power == .ready { try? driver.enterStandby() }

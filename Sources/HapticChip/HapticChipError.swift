@@ -39,6 +39,9 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
     /// One-time-programmable memory was burnt, but what the chip loads from it after a reset is
     /// not what was burnt.
     case otpNotVerified(String)
+    /// The chip is driven by another device (the haptics firmware on a microcontroller), and
+    /// that device failed or could not be reached; the text says what, and what to do.
+    case remote(String)
 
     public var description: String {
         switch self {
@@ -66,6 +69,7 @@ public enum HapticChipError: Error, Sendable, Equatable, CustomStringConvertible
         case let .calibrationFailed(text):
             return "auto-calibration failed: \(text). Hint: mount the actuator to a mass (a loose motor on a desk often fails), and check the rated voltage and clamp"
         case .notStarted: return "the driver has not been started: call start() first"
+        case let .remote(text): return text
         case let .otpNotVerified(text):
             return "OTP programming could not be verified: \(text). OTP cannot be burnt again; the chip starts with what it holds. Hint: check the supply during the burn"
         }

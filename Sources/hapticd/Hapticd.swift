@@ -41,10 +41,11 @@ struct Hapticd: AsyncParsableCommand {
         String?
     @Option(
         help: ArgumentHelp(
-            "Serve a vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use).",
+            "Serve a vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use); or serial:PORT, a microcontroller running the project's firmware (serial:/dev/ttyACM0).",
             valueName: "device"))
     var device: String?
-    @Option(help: "With --device: the actuator's type (erm or lra), for the feedback table's shapes.") var actuator: ActuatorType = .erm
+    @Option(help: "With --device: the actuator's type (erm or lra), for the feedback table's shapes (a firmware that reports its own overrides it).") var actuator: ActuatorType =
+        .erm
     @Flag(help: "Serve the simulated chip instead of the board.") var simulate = false
     @Option(help: "Where to listen (also HAPTICD_SOCKET).") var socket = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] ?? "/run/haptics/hapticd.sock"
     @Option(help: "The global profile at start (default: the one saved in the state directory, else full).") var profile: FeedbackProfile?
@@ -107,21 +108,38 @@ struct Hapticd: AsyncParsableCommand {
             if device != nil, board != nil || bus != nil {
                 throw ValidationError("--device names the vibrator: give it without --board or --bus")
             }
-            // The machine's board file ($HAPTIC_BOARD, /etc/haptics/board.json) when none is named,
-            // as haptic takes it: the units' `haptic stop` must reach the chip the daemon drove.
-            let named = board ?? BoardFile.defaultBoardPath()
-            var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(named, orSingleOn: bus)
-            // With a board file, --bus moves its chips, as it does for haptic.
-            if device == nil, named != nil, let bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
-            let hardware: any HardwareProvider =
-                simulate
-                ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
-                : LinuxHardwareProvider()
-            var boardOptions = HapticBoard.Options.firstChip(of: file, simulated: simulate)
-            boardOptions.warn = { [logger] in logger.warning("\($0)") }
-            boardOptions.inform = { [logger] in logger.notice("\($0)") }
-            let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
-            let device = opened.origin(of: opened.chips[0], simulated: simulate)
+            let engine: HapticEngine
+            let served: String
+            if let port = device.flatMap(Self.serialPort) {
+                // A microcontroller running the haptics firmware: its chip, this machine's engine.
+                guard !simulate else { throw ValidationError("--device serial: is a microcontroller: give it without --simulate") }
+                let line: LinuxSerialLine
+                do {
+                    line = try LinuxSerialLine(path: port)
+                } catch {
+                    throw FirmwareDeviceError.link(error)
+                }
+                let driver = try FirmwareChipDriver(device: FirmwareDevice(line: line))
+                engine = HapticEngine(firmware: driver, actuator: actuator, logger: logger)
+                served = "\(driver.firmware.chip) on \(driver.firmware.board) (haptics firmware) at \(port)"
+            } else {
+                // The machine's board file ($HAPTIC_BOARD, /etc/haptics/board.json) when none is named,
+                // as haptic takes it: the units' `haptic stop` must reach the chip the daemon drove.
+                let named = board ?? BoardFile.defaultBoardPath()
+                var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(named, orSingleOn: bus)
+                // With a board file, --bus moves its chips, as it does for haptic.
+                if device == nil, named != nil, let bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
+                let hardware: any HardwareProvider =
+                    simulate
+                    ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false)
+                    : LinuxHardwareProvider()
+                var boardOptions = HapticBoard.Options.firstChip(of: file, simulated: simulate)
+                boardOptions.warn = { [logger] in logger.warning("\($0)") }
+                boardOptions.inform = { [logger] in logger.notice("\($0)") }
+                let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
+                engine = opened.engine
+                served = opened.origin(of: opened.chips[0], simulated: simulate)
+            }
             var options = HapticServer.Options()
             options.maximumClients = max(1, maximumClients)
             guard maxHapticStrength.isFinite, (0...1).contains(maxHapticStrength) else {
@@ -139,12 +157,12 @@ struct Hapticd: AsyncParsableCommand {
                     options.sounds = FeedbackSounds(engine: try SoundEngine(output: output, clock: SystemClock.shared, options: soundOptions))
                     logger.info("hapticd: themed sounds on \(audioDevice) for clients whose profile is full")
                 } catch {
-                    _ = opened.engine.shutdown()
+                    _ = engine.shutdown()
                     FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
                     throw ExitCode(69)
                 }
             }
-            server = HapticServer(engine: opened.engine, device: device, options: options, logger: logger)
+            server = HapticServer(engine: engine, device: served, options: options, logger: logger)
             do {
                 if let saved = try store.load() {
                     server.restoreProfiles(saved)
@@ -161,7 +179,7 @@ struct Hapticd: AsyncParsableCommand {
                     for warning in loaded.warnings { logger.warning("hapticd: theme \(loaded.name): \(warning)") }
                 }
             } catch {
-                _ = opened.engine.shutdown()
+                _ = engine.shutdown()
                 FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
                 throw ExitCode(78)
             }
@@ -183,7 +201,7 @@ struct Hapticd: AsyncParsableCommand {
                 feedbackd?.start()
             }
             bridge?.start()
-            status = "serving \(device) at \(socket)" + (dbus.map { " and \(FeedbackdService.busName) on the \($0.rawValue) bus" } ?? "")
+            status = "serving \(served) at \(socket)" + (dbus.map { " and \(FeedbackdService.busName) on the \($0.rawValue) bus" } ?? "")
         } catch let exit as ExitCode {
             throw exit
         } catch {
@@ -225,6 +243,11 @@ struct Hapticd: AsyncParsableCommand {
 }
 
 extension Hapticd {
+    /// The port of `--device serial:PORT`, nil for any other device.
+    static func serialPort(_ device: String) -> String? {
+        device.hasPrefix("serial:") ? String(device.dropFirst("serial:".count)) : nil
+    }
+
     /// 78 (EX_CONFIG) for what a setting says wrong (the board file, the calibration policy, a
     /// theme); 69 (EX_UNAVAILABLE) for what is not there (no bus, no chip, another chip than the
     /// board's, a GPIO line, the socket's folder), as `haptic` exits.

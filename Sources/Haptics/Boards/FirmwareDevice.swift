@@ -22,6 +22,9 @@ public final class FirmwareDevice: @unchecked Sendable {
         public var power: String
         /// The feedback playing, if any.
         public var playing: String?
+        /// The actuator the firmware's table is for ("erm", "lra"); nil from a firmware that does
+        /// not say.
+        public var actuator: String? = nil
     }
 
     /// How long an answer may take before the device is called unresponsive.
@@ -31,6 +34,11 @@ public final class FirmwareDevice: @unchecked Sendable {
 
     /// One request at a time on the line.
     private let lock = NSLock()
+
+    /// Called with each line that is not the answer awaited (a `done` of what played before, an
+    /// `error playback` or `error link-lost` the firmware sent on its own), under the request's lock:
+    /// how `FirmwareChipDriver` learns that playback ended. It must not call this device.
+    var unsolicited: (String) -> Void = { _ in }
 
     public init(line: any SerialLine) { self.line = line }
 
@@ -43,7 +51,9 @@ public final class FirmwareDevice: @unchecked Sendable {
             if parts.count == 2 { fields.append((String(parts[0]), String(parts[1]))) }
         }
         func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
-        return Status(board: field("board") ?? "?", chip: field("chip") ?? "?", power: field("power") ?? "?", playing: field("playing").flatMap { $0 == "-" ? nil : $0 })
+        return Status(
+            board: field("board") ?? "?", chip: field("chip") ?? "?", power: field("power") ?? "?", playing: field("playing").flatMap { $0 == "-" ? nil : $0 },
+            actuator: field("actuator"))
     }
 
     /// Plays `feedback` and waits until it ended (and the chip is in standby again); returns
@@ -91,6 +101,14 @@ public final class FirmwareDevice: @unchecked Sendable {
         }
     }
 
+    /// Sends `command` (one line) and returns the firmware's answer, the first line that starts
+    /// with `expecting`; a refusal is thrown. The protocol's further commands, for
+    /// `FirmwareChipDriver`.
+    @discardableResult
+    public func send(_ command: String, expecting prefix: String) throws(FirmwareDeviceError) -> String {
+        try locked { () throws(FirmwareDeviceError) in try request(command, expecting: prefix) }
+    }
+
     /// Stops the actuator; the chip goes to standby.
     public func stop() throws(FirmwareDeviceError) {
         try locked { () throws(FirmwareDeviceError) in _ = try request("stop", expecting: "ok stop") }
@@ -107,7 +125,8 @@ public final class FirmwareDevice: @unchecked Sendable {
         while true {
             let answer = try nextLine(within: answerTimeout, waitingFor: command)
             if answer.hasPrefix(prefix) { return answer }
-            if answer.hasPrefix("error ") { throw Self.refusal(answer) }
+            if answer.hasPrefix("error ") && !Self.isUnsolicited(answer) { throw Self.refusal(answer) }
+            unsolicited(answer)
         }
     }
 
@@ -116,6 +135,7 @@ public final class FirmwareDevice: @unchecked Sendable {
             let answer = try nextLine(within: timeout, waitingFor: "the end of \(name)")
             if answer == "done \(name)" { return }
             if answer.hasPrefix("error ") { throw Self.refusal(answer) }
+            unsolicited(answer)
         }
     }
 
@@ -138,6 +158,13 @@ public final class FirmwareDevice: @unchecked Sendable {
                 throw .link(error)
             }
         }
+    }
+
+    /// Whether `line` is an error the firmware sends on its own about what was playing (`error
+    /// playback NAME: ...` when the chip failed during it, `error link-lost ...` when the link
+    /// watchdog stopped it), rather than a command's refusal.
+    static func isUnsolicited(_ line: String) -> Bool {
+        line.hasPrefix("error playback ") || line.hasPrefix("error link-lost ")
     }
 
     /// `error KIND text` as a typed refusal.
@@ -190,7 +217,7 @@ public enum FirmwareDeviceError: Error, Sendable, Equatable, CustomStringConvert
         case let .refused(kind, message):
             let hint: String
             switch kind {
-            case "chip": hint = "the firmware could not drive its chip: check the chip's wiring to the board (SDA, SCL, power), then reset the board"
+            case "chip", "playback": hint = "the firmware could not drive its chip: check the chip's wiring to the board (SDA, SCL, power), then reset the board"
             case "link-lost": hint = "the firmware stopped the actuator because the host went quiet; send 'watchdog MS' with a longer time, or 'ping' while a long pattern plays"
             case "unknown-feedback": hint = "'haptic play --help' lists the feedbacks"
             default: hint = "the firmware may be older or newer than this program: update both"
