@@ -21,7 +21,7 @@ import HardwareAccess
 ///
 ///     rom BYTE...        ok rom MS             then: done rom (the sequence's slot bytes, decimal)
 ///     arm BYTE...        ok arm                (loaded and awake: the next `rom` of it is a GO)
-///     level N            ok level N            (held until the next; thousandths, -1000...1000)
+///     level N            ok level N            (held until the next; millionths, -1000000...1000000)
 ///     level end          ok level end
 ///     wake               ok wake
 ///     standby            ok standby
@@ -148,11 +148,13 @@ final class CommandInterpreter {
                     port.send("ok level end")
                     return
                 }
-                guard arguments.count == 1, let thousandths = Int(arguments[0]), (-1000...1000).contains(thousandths) else {
-                    port.send("error bad-argument level takes thousandths, -1000...1000, or end")
+                // Millionths: far finer than any chip's drive step (a DRV2605's is 1/255), so the
+                // chip gets the byte the host's own driver would have written.
+                guard arguments.count == 1, let millionths = Int(arguments[0]), (-1_000_000...1_000_000).contains(millionths) else {
+                    port.send("error bad-argument level takes millionths, -1000000...1000000, or end")
                     return
                 }
-                try player.hold(Double(thousandths) / 1000)
+                try player.hold(Double(millionths) / 1_000_000)
                 port.send("ok level ", arguments[0])
             case .wake:
                 try player.wake()

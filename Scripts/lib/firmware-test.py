@@ -15,7 +15,9 @@ those between `play NAME` and `done NAME` must equal the Linux ones byte for byt
 
 Then the protocol's other promises: a typed refusal for a name it does not know, `status`, a
 pattern streamed in real time, and the link watchdog stopping the actuator when the host goes
-quiet. Prints one HIL-MCU line with each bound under `gates:`; exits 1 when one fails.
+quiet; `haptic --device serial:` on the same port; then `hapticd --device serial:` serving the
+image's chip to `haptic ... --socket` (a feedback, a pattern file, SIGTERM while a feedback plays).
+Prints one HIL-MCU line with each bound under `gates:`; exits 1 when one fails.
 """
 import os
 import re
@@ -33,6 +35,9 @@ WATCHDOG_MS = 300
 WATCHDOG_SLACK_MS = 50
 
 
+HEARTBEAT = os.path.join(ROOT, "Examples", "patterns", "heartbeat.ahap")
+
+
 def fail(message):
     print(f"firmware test: {message}", file=sys.stderr)
     sys.exit(1)
@@ -43,16 +48,22 @@ def bin_path(name):
     return os.path.join(out.stdout.strip(), name)
 
 
-def linux_writes(haptic, name):
-    """The Linux build's bus writes for `haptic play NAME` on its simulated chip."""
+def is_subsequence(part, whole):
+    """Whether `part` is `whole` with some items left out, in the same order."""
+    items = iter(whole)
+    return all(any(item == candidate for candidate in items) for item in part)
+
+
+def linux_writes(haptic, name, verb="play"):
+    """The Linux build's bus writes for `haptic VERB NAME` on its simulated chip."""
     # A machine with no saved calibration, as the image (which keeps none across resets): both
     # calibrate at start-up under the `auto` policy.
     scratch = tempfile.mkdtemp(prefix="firmware-linux-")
     env = dict(os.environ, HOME=scratch, HAPTIC_CALIBRATION_FILE=os.path.join(scratch, "calibration.json"))
     env.pop("HAPTIC_BOARD", None)
-    run = subprocess.run([haptic, "play", name, "--simulate", "--virtual-time", "--trace"], capture_output=True, text=True, env=env, timeout=60)
+    run = subprocess.run([haptic, verb, name, "--simulate", "--virtual-time", "--trace"], capture_output=True, text=True, env=env, timeout=60)
     if run.returncode != 0:
-        fail(f"haptic play {name} failed: {run.stderr.strip()}")
+        fail(f"haptic {verb} {name} failed: {run.stderr.strip()}")
     writes = []
     for line in (run.stdout + run.stderr).splitlines():
         match = re.match(r"\s*bus\s+\S+\s+W 0x([0-9A-F]{2}) \[([0-9A-F ]*)\]", line)
@@ -142,7 +153,9 @@ def main():
     elf = sys.argv[1]
     subprocess.run(["swift", "build", "--product", "haptic"], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(["swift", "build", "--product", "drv2605-model"], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["swift", "build", "--product", "hapticd"], cwd=ROOT, check=True, capture_output=True)
     haptic = bin_path("haptic")
+    hapticd = bin_path("hapticd")
     model = bin_path("drv2605-model")
     work = tempfile.mkdtemp(prefix="firmware-test-")
     bridge_socket = os.path.join(work, "bridge.sock")
@@ -237,6 +250,55 @@ def main():
             run = subprocess.run([haptic, *verb, "--device", device], capture_output=True, text=True, timeout=30)
             cli[" ".join(verb)] = (run.returncode, (run.stdout + run.stderr).strip())
         cli_writes = [(t[2], t[3]) for t in bridge_transactions(bridge_trace)[before:] if t[1] == "W"]
+
+        # hapticd serving the microcontroller: this machine's engine and service, the firmware's chip.
+        # The chip as the tour left it before success (selection's sequence loaded), so that the
+        # daemon's success is compared with the tour's from the same state.
+        link = Link(pty)
+        # Under -icount with sleep=off the image's clock runs ahead of the host's while it idles
+        # (it skips to its next timer event), so the daemon's pings, half a second apart on the
+        # host, can be more than the default 2 s apart on the image: the watchdog is lengthened
+        # for this part (the watchdog itself is gated above, and a stop on exit below).
+        link.send("watchdog 60000")
+        link.expect("ok watchdog")
+        link.send("play selection")
+        link.expect("ok play selection")
+        link.expect("done selection")
+        link.close()
+        daemon_socket = os.path.join(work, "hapticd.sock")
+        daemon_log_path = os.path.join(work, "hapticd.log")
+        with open(daemon_log_path, "w") as daemon_log:
+            daemon = subprocess.Popen(
+                [hapticd, "--device", device, "--verbose", "--socket", daemon_socket, "--state-directory", os.path.join(work, "state")],
+                stdout=daemon_log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(daemon_socket) and daemon.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            served = {}
+            before = len(bridge_transactions(bridge_trace))
+            for name, verb in (("play success", ["play", "success"]), ("pattern", ["pattern", HEARTBEAT])):
+                run = subprocess.run([haptic, *verb, "--socket", daemon_socket], capture_output=True, text=True, timeout=60)
+                served[name] = (run.returncode, (run.stdout + run.stderr).strip(), bridge_transactions(bridge_trace)[before:])
+                before = len(bridge_transactions(bridge_trace))
+            # SIGTERM while a long feedback plays: the daemon stops the actuator before it exits.
+            player = subprocess.Popen([haptic, "play", "vibration-alert", "--socket", daemon_socket], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 10
+            while not any(t[1] == "W" and t[3][:2] == ["0C", "01"] for t in bridge_transactions(bridge_trace)[before:]) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            daemon.terminate()
+            daemon_exit = daemon.wait(timeout=30)
+            player.wait(timeout=30)
+            terminated = bridge_transactions(bridge_trace)[before:]
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+        with open(daemon_log_path) as daemon_log:
+            daemon_output = daemon_log.read().strip()
+        link = Link(pty)
+        link.send("status")
+        after_daemon = link.expect("ok status")
+        link.close()
     finally:
         qemu.terminate()
         try:
@@ -292,6 +354,17 @@ def main():
     watchdog_ms = (stop[0] - go[0]) / 1000 if go and stop else -1
     expected_rtp = len(pattern_levels) + 1  # the clip ends at zero
 
+    served_success = [(t[2], t[3]) for t in served["play success"][2] if t[1] == "W"]
+    # haptic returns once the daemon played it: the standby after the effect comes later.
+    success_to_go = success_writes[:next((i + 1 for i, w in enumerate(success_writes) if w[1][:2] == ["0C", "01"]), 0)]
+    pattern_rtp = [t for t in served["pattern"][2] if t[1] == "W" and t[3] and t[3][0] == "02"]
+    # The levels the Linux build streams for the same pattern on its own chip, in the same order.
+    linux_rtp = [w[1][1] for w in linux_writes(haptic, HEARTBEAT, verb="pattern") if w[1][:1] == ["02"] and len(w[1]) == 2]
+    served_rtp = [t[3][1] for t in pattern_rtp if len(t[3]) == 2]
+    sigterm_go = next((t for t in terminated if t[1] == "W" and t[3][:2] == ["0C", "01"]), None)
+    sigterm_stop = next((t for t in terminated if sigterm_go and t[1] == "W" and t[0] > sigterm_go[0] and (t[3][:2] == ["0C", "00"] or t[3][:2] == ["01", "40"])), None)
+    sigterm_stop_ms = (sigterm_stop[0] - sigterm_go[0]) / 1000 if sigterm_go and sigterm_stop else -1
+
     gates = [
         (f"{identical} of {len(names)} feedbacks identical to the Linux build's writes", identical == len(names) == 23),
         (f"every bridged transaction ({len(bridged)}) on the board's I2C wire, same bytes and order", wire_matches and len(bridged) > 0),
@@ -313,18 +386,36 @@ def main():
         (f"haptic --device serial: play impact-huge refused (exit {cli['play impact-huge'][0]})", cli["play impact-huge"][0] == 65),
         (f"haptic --device serial: play success wrote what the tour's success wrote ({len(success_writes)} writes)",
          any(cli_writes[i:i + len(success_writes)] == success_writes for i in range(len(cli_writes)))),
+        (f"hapticd --device serial: play success (exit {served['play success'][0]}) wrote what the tour's success wrote up to its GO ({len(success_to_go)} writes)",
+         served["play success"][0] == 0 and len(success_to_go) > 0 and any(served_success[i:i + len(success_to_go)] == success_to_go for i in range(len(served_success)))),
+        # Streamed from the host a level a command: a level the host is late for is skipped (as the
+        # player does on any chip), so the image's levels are the Linux build's in order, some left out.
+        (f"hapticd --device serial: pattern {os.path.basename(HEARTBEAT)} (exit {served['pattern'][0]}): {len(served_rtp)} RTP levels, "
+         f"in order among the Linux build's {len(linux_rtp)} (>= half of them, the last one included)",
+         served["pattern"][0] == 0 and len(linux_rtp) > 0 and is_subsequence(served_rtp, linux_rtp)
+         and 2 * len(served_rtp) >= len(linux_rtp) and served_rtp[-1:] == linux_rtp[-1:]),
+        (f"hapticd SIGTERM while vibration-alert played: exit {daemon_exit}, the actuator stopped {sigterm_stop_ms:.1f} ms after its GO",
+         daemon_exit == 0 and sigterm_stop_ms >= 0),
+        ("after hapticd: nothing playing, the chip in standby", "playing=-" in after_daemon and "power=standby" in after_daemon),
         (f"run {total_s:.1f} s <= 60", total_s <= 60),
     ]
     print(f"firmware test: {hello}; {status}")
     for verb, (code, output) in cli.items():
         print(f"firmware test: haptic {verb} --device serial:{pty}: exit {code}: {output.splitlines()[-1] if output else ''}")
+    for name, (code, output, _) in served.items():
+        print(f"firmware test: haptic {name} --socket (hapticd --device serial:{pty}): exit {code}: {output.splitlines()[-1] if output else ''}")
     print(
         f"HIL-MCU: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
-        f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us, the bridge's round trip included), watchdog stop {watchdog_ms:.1f} ms, run {total_s:.1f} s")
+        f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us, the bridge's round trip included), watchdog stop {watchdog_ms:.1f} ms; "
+        f"hapticd --device serial: pattern {len(served_rtp)} of {len(linux_rtp)} levels sent, SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
     print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
     if not all(passed for _, passed in gates):
+        print(f"firmware test: the tour's success wrote {success_writes}; through hapticd: {served_success}", file=sys.stderr)
+        print(f"firmware test: hapticd's pattern levels {served_rtp}; the Linux build's {linux_rtp}", file=sys.stderr)
+        print(f"firmware test: around hapticd's SIGTERM: {terminated}", file=sys.stderr)
+        print("firmware test: hapticd said:\n" + daemon_output, file=sys.stderr)
         sys.exit(1)
 
 

@@ -165,8 +165,10 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
 
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         let clamped = amplitude.isFinite ? min(1, max(-1, amplitude)) : 0
-        let thousandths = Int((clamped * 1000).rounded())
-        try send("level \(thousandths)", expecting: "ok level")
+        // Millionths: far finer than the chip's drive step, so the firmware's driver writes the
+        // byte this machine's would have.
+        let millionths = Int((clamped * 1_000_000).rounded())
+        try send("level \(millionths)", expecting: "ok level")
         state.withLock { streaming = true }
     }
 
@@ -176,13 +178,17 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         if standby { try enterStandby() }
     }
 
-    /// Whether the firmware still plays what it was given (`status`), and any failure it reported.
+    /// Whether the firmware still plays what it was given (`status`); what the firmware said went
+    /// wrong while it played (`error playback`, `error link-lost`) is thrown, once.
     public func playbackStatus() throws(HapticChipError) -> HapticChipStatus {
         let status = try firmwareStatus()
-        return state.withLock {
+        let reported: String? = state.withLock {
             if status.playing == nil { firmwarePlays = false }
-            return HapticChipStatus(playing: firmwarePlays, sequenceFault: failure != nil)
+            defer { failure = nil }
+            return failure
         }
+        if let reported { throw .remote(FirmwareDevice.refusal(reported).description) }
+        return HapticChipStatus(playing: state.withLock { firmwarePlays })
     }
 
     private func firmwareStatus() throws(HapticChipError) -> FirmwareDevice.Status {
@@ -196,6 +202,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         return status
     }
 
+    /// A failure the firmware reported is thrown once by `playbackStatus()`; nothing else to clear.
     public func clearFaults() throws(HapticChipError) { state.withLock { failure = nil } }
 
     /// The firmware ends its playback itself (the chip back in standby).
