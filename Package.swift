@@ -40,6 +40,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Haptics", targets: ["Haptics"]),
+        .library(name: "ChipFamilies", targets: ["ChipFamilies"]),
         .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
@@ -108,20 +109,23 @@ let package = Package(
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticFeedback", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "HardwareAccess", "Audio",
+                "HapticFeedback", "HapticChip", "DRV2605", "KernelVibrator", "HardwareAccess", "Audio",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
+        // The chip families beside the DRV2605, each through HapticChipFamily: a new one is added
+        // here, not in Haptics.
+        .target(name: "ChipFamilies", dependencies: ["Haptics", "DA7280", "HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(
             name: "HapticsSimulation",
-            dependencies: ["Haptics", "DRV2605", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
+            dependencies: ["Haptics", "ChipFamilies", "DRV2605", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
+                "Haptics", "ChipFamilies", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
                 "HapticsService", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
@@ -131,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
+                "Haptics", "ChipFamilies", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
                 "Audio", "LinuxAudio", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
@@ -157,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "FeedbackdDBus", "Haptics", "DRV2605", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
+                "HapticsService", "FeedbackdDBus", "Haptics", "ChipFamilies", "DRV2605", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
                 "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsServiceTests",
-            dependencies: ["HapticsService", "Haptics", "HapticsSimulation", "HardwareAccess", "Audio"],
+            dependencies: ["HapticsService", "Haptics", "ChipFamilies", "HapticsSimulation", "HardwareAccess", "Audio"],
             swiftSettings: strict
         ),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "LinuxAudio", "HardwareAccess"], swiftSettings: strict),
@@ -181,14 +185,14 @@ let package = Package(
         .testTarget(
             name: "DA7280Tests",
             dependencies: [
-                "DA7280", "DA7280Simulator", "DRV2605", "Haptics", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareSimulation"
+                "DA7280", "DA7280Simulator", "DRV2605", "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareSimulation"
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess",
+                "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess",
                 "HardwareAccessTesting",
                 "HardwareSimulation", "Audio", .product(name: "Logging", package: "swift-log")
             ],
@@ -198,7 +202,7 @@ let package = Package(
         .testTarget(name: "CLIContractTests", dependencies: ["Haptics", "HardwareAccess"], swiftSettings: strict),
         .testTarget(
             name: "HardwareInLoopTests",
-            dependencies: ["Haptics", "HapticChip", "DRV2605", "DA7280", "LinuxHardware", "HardwareAccess"],
+            dependencies: ["Haptics", "ChipFamilies", "HapticChip", "DRV2605", "DA7280", "LinuxHardware", "HardwareAccess"],
             swiftSettings: strict
         )
     ]

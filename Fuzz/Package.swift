@@ -23,7 +23,7 @@ let package = Package(
                 name: name,
                 dependencies: [
                     "FuzzSupport", .product(name: "Haptics", package: root),
-                    .product(name: "DRV2605", package: root)
+                    .product(name: "ChipFamilies", package: root), .product(name: "DRV2605", package: root)
                 ],
                 swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
         } + [

@@ -32,6 +32,7 @@ let package = Package(
             name: "HapticStudio",
             dependencies: [
                 .product(name: "Haptics", package: root),
+                .product(name: "ChipFamilies", package: root),
                 .product(name: "Audio", package: root),
                 .product(name: "DRV2605", package: root),
                 .product(name: "DRV2605Simulator", package: root),

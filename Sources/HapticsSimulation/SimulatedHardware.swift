@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280Simulator
 import DRV2605
 import DRV2605Simulator

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import ChipFamilies
 import DRV2605
 import DRV2605Simulator
 import Foundation
@@ -63,6 +64,8 @@ struct HapticBench: ParsableCommand {
     }
 
     func run() throws {
+        // The DA7280 figures open DA7280 board files.
+        StandardChipFamilies.register()
         if serviceOnly {
             let service = try measureService()
             if json {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import ChipFamilies
 import Haptics
 import Logging
 
@@ -31,6 +32,8 @@ struct HapticCommand: ParsableCommand {
     /// Signals are set up before anything starts a thread (see `ExitGuard`).
     static func main() {
         ExitGuard.install()
+        // Board files may name every chip family of the package (the DA7280 beside the DRV2605).
+        StandardChipFamilies.register()
         // Log lines go to stderr: stdout carries results, and `--json` must stay parseable.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         main(nil)

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Audio
+import ChipFamilies
 import DRV2605
 import FeedbackdDBus
 import Foundation
@@ -98,6 +99,7 @@ struct Hapticd: AsyncParsableCommand {
         pthread_sigmask(SIG_BLOCK, &hangUp, nil)
         // Priorities the journal understands when systemd runs it; plain lines otherwise.
         LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
+        StandardChipFamilies.register()
         var logger = Logger(label: "hapticd")
         logger.logLevel = verbose ? .debug : .info
         let server: HapticServer

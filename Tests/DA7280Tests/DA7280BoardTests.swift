@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280
 import DA7280Simulator
 import Foundation
@@ -15,6 +16,9 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
 /// A DA7280 board file opens through the same `HapticBoard` as a DRV2605's, and the engine plays
 /// every feedback on it through the chip-neutral core: writes to 0x4A only, felt, and stopped.
 @Suite struct DA7280BoardTests {
+    /// Board files here name the DA7280, as the programs' may.
+    init() { StandardChipFamilies.register() }
+
     static func open(_ name: String = "sparkfun-qwiic-da7280", actuator: String? = nil, usesChipMemory: Bool = true) throws -> (HapticBoard, SimulatedDA7280, VirtualClock) {
         let file = try BoardFile.load(boardsDirectory.appendingPathComponent(name + ".json").path)
         let clock = VirtualClock()

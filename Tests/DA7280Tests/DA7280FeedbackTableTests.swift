@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280
 import DA7280Simulator
 import DRV2605
@@ -16,6 +17,9 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
 /// The DA7280 module's own feedback table: complete, ordered as the guidelines ask, and what a
 /// DA7280 board plays (under the board file's overrides).
 @Suite struct DA7280FeedbackTableTests {
+    /// Board files here name the DA7280, as the programs' may.
+    init() { StandardChipFamilies.register() }
+
     @Test func anEnvelopeIsSampledStepByStep() {
         let envelope = DriveEnvelope([.init(1, 10), .init(0, 5), .init(0.5, 7)])
         #expect(envelope.milliseconds == 22)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280
 import DA7280Simulator
 import Foundation
@@ -16,6 +17,9 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
 /// The DA7280's waveform memory: its byte layout [DS §5.8], the feedback table compiled into it,
 /// the chip model playing it, and the engine's prepared trigger from it.
 @Suite struct DA7280WaveformMemoryTests {
+    /// Board files here name the DA7280, as the programs' may.
+    init() { StandardChipFamilies.register() }
+
     typealias Memory = DA7280WaveformMemory
 
     /// A point is RMP, TIME − 1, AMP [DS T17]; a frame's first byte GAIN, TIMEBASE and the

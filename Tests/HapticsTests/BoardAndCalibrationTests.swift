@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280
 import DRV2605
 import DRV2605Simulator
@@ -33,6 +34,9 @@ private func boardError(_ text: String) -> BoardFileError? {
 }
 
 @Suite struct BoardFileTests {
+    /// Board files here name the DA7280, as the programs' may.
+    init() { StandardChipFamilies.register() }
+
     @Test func validBoardGivesConfigurationAndMapping() throws {
         let file = try board(validBoard)
         #expect(file.drivers.count == 2)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280
 import DA7280Simulator
 import Foundation
@@ -41,6 +42,7 @@ final class FaultInjectingHardware: HardwareProvider {
 /// DA7280 behind a fault-injecting bus: one fresh rig per cell of the matrix.
 final class DA7280FaultRig: FaultMatrixRig {
     static let file: BoardFile = {
+        StandardChipFamilies.register()
         do { return try BoardFile.load(boardsDirectory.appendingPathComponent("sparkfun-qwiic-da7280.json").path) } catch {
             fatalError("Boards/sparkfun-qwiic-da7280.json: \(error)")
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DA7280
 import Foundation
 import HapticChip
@@ -14,6 +15,9 @@ let hilDA7280Bus = ProcessInfo.processInfo.environment["HAPTIC_HIL_DA7280_BUS"]
 
 @Suite(.serialized, .enabled(if: hilDA7280Bus != nil, "set HAPTIC_HIL_DA7280_BUS=/dev/i2c-N to run on a DA7280 board"))
 struct DA7280HardwareInLoopTests {
+    /// Board files here name the DA7280, as the programs' may.
+    init() { StandardChipFamilies.register() }
+
     /// The board file of a SparkFun Qwiic Haptic Driver on the rig's bus.
     static func board() throws -> BoardFile {
         let json = """

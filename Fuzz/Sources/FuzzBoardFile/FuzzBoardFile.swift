@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import Foundation
 import FuzzSupport
 import Haptics
@@ -9,7 +10,10 @@ import Haptics
 public func fuzzBoardFile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Data(bytes: data, count: count)
     if let board = try? BoardFile.parse(bytes, path: "fuzz.json") {
-        for actuator in board.actuators { _ = try? board.configuration(actuator: actuator.name) }
+        for actuator in board.actuators {
+            _ = try? board.configuration(actuator: actuator.name)
+            _ = try? actuator.da7280Actuator(file: board.path)
+        }
         _ = board.mapping(for: .lra)
         _ = board.mapping(for: .erm)
     }
@@ -19,5 +23,7 @@ public func fuzzBoardFile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 /// SwiftPM links an executable's entry point as `<target>_main`; hand control to libFuzzer.
 @_cdecl("FuzzBoardFile_main")
 public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv) { data, size in fuzzBoardFile(data, size) }
+    // Board files may name the DA7280, as they may for the programs.
+    StandardChipFamilies.register()
+    return runFuzzer(argc, argv) { data, size in fuzzBoardFile(data, size) }
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DA7280
 import DRV2605
 import Foundation
 import HardwareAccess
@@ -69,54 +68,27 @@ public struct BoardFile: Sendable, Equatable {
         public var impedanceOhms: Double? = nil
         /// The actuator's current limit, in mA (`"maximumMilliamps"`): a DA7280 needs it.
         public var maximumMilliamps: Double? = nil
-        /// An ERM's shape for a DA7280 (`"shape"`: `coin`, the default, or `bar`).
-        public var ermShape: DA7280Actuator.Kind = .ermCoin
-
-        /// The actuator as a DA7280 is told about it: the rated and maximum voltages, the
-        /// resonance, and the impedance and current limit this chip needs besides.
-        public func da7280Actuator(file: String) throws(BoardFileError) -> DA7280Actuator {
-            func missing(_ key: String, _ what: String) -> BoardFileError {
-                BoardFileError(file: file, field: "actuators.\(name).\(key)", problem: "is missing: a DA7280 needs the actuator's \(what)")
-            }
-            guard let impedanceOhms else { throw missing("impedanceOhms", "coil resistance in ohms") }
-            guard let maximumMilliamps else { throw missing("maximumMilliamps", "current limit in mA") }
-            let actuator: DA7280Actuator
-            switch specification {
-            case let .lra(rated, maximum, hz):
-                actuator = DA7280Actuator(
-                    kind: .lra, nominalVolts: rated, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: maximumMilliamps,
-                    impedanceOhms: impedanceOhms, resonantHz: hz)
-            case let .erm(rated, maximum):
-                actuator = DA7280Actuator(
-                    kind: ermShape, nominalVolts: rated, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: maximumMilliamps,
-                    impedanceOhms: impedanceOhms)
-            }
-            // What the chip cannot take is refused here, naming the board file's field.
-            if let problem = actuator.problem {
-                let lra = actuator.kind == .lra
-                let key: String
-                switch problem.value {
-                case .nominalVolts: key = lra ? "ratedVrms" : "ratedVolts"
-                case .absoluteMaximumVolts: key = lra ? "maximumVrms" : "maximumVolts"
-                case .maximumCurrent: key = "maximumMilliamps"
-                case .impedance: key = "impedanceOhms"
-                case .resonance: key = "resonantHz"
-                }
-                throw BoardFileError(file: file, field: "actuators.\(name).\(key)", problem: "a DA7280 cannot drive it: \(problem.text)")
-            }
-            return actuator
-        }
+        /// An ERM's shape (`"shape"`: `coin`, the default, or `bar`): a chip that drives the two
+        /// differently (a DA7280) reads it.
+        public var ermShape: ERMShape = .coin
     }
 
-    /// Which driver chip a board's driver entry is: what opens it.
-    public enum ChipFamily: String, Sendable, Equatable {
+    /// An ERM's build: a coin (a flat, pancake motor) or a bar (a cylinder with an eccentric mass).
+    public enum ERMShape: String, Sendable, Equatable {
+        case coin
+        case bar
+    }
+
+    /// Which driver chip a board's driver entry is: what opens it. The DRV2605 family and kernel
+    /// vibrators are this module's; any other is a registered `HapticChipFamily`, by its part.
+    public struct ChipFamily: RawRepresentable, Sendable, Hashable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue.asciiLowercased() }
         /// TI's DRV2605, DRV2605L, DRV2604 and DRV2604L (the exact part in `Driver.part`).
-        case drv2605
-        /// Dialog's (Renesas') DA7280.
-        case da7280
+        public static let drv2605 = ChipFamily(rawValue: "drv2605")
         /// A vibrator Linux drives itself, through its force-feedback device (`"device"`: an
         /// evdev node, a `/dev/input/by-path/` name, or `auto`).
-        case kernelVibrator = "kernel-vibrator"
+        public static let kernelVibrator = ChipFamily(rawValue: "kernel-vibrator")
     }
 
     /// One haptic driver chip on the board.
@@ -125,7 +97,8 @@ public struct BoardFile: Sendable, Equatable {
         public var name: String
         /// The I2C bus, "/dev/i2c-1" or "1".
         public var bus: String
-        /// 0x5A for every DRV2605 (the chip has no address pins); 0x4A for a DA7280 unless said.
+        /// 0x5A for every DRV2605 (the chip has no address pins); another family's default
+        /// (0x4A for a DA7280) unless said.
         public var address: I2CAddress
         /// The DRV2605-family part expected; a different one found at start-up is refused
         /// (`WrongPartError`), unless it is among `alsoAccepts`.
@@ -143,8 +116,8 @@ public struct BoardFile: Sendable, Equatable {
         public var mux: MuxChannel?
         /// What start-up does about auto-calibration (`"calibration"`; default `auto`).
         public var calibration: CalibrationPolicy = .auto
-        /// The chip (`"part": "da7280"` makes it a DA7280; any other part, or none, a DRV2605;
-        /// `"device"` a kernel vibrator).
+        /// The chip (a registered family's part, such as `"da7280"`, makes it that family's; a
+        /// DRV2605-family part, or none, a DRV2605; `"device"` a kernel vibrator).
         public var family: ChipFamily = .drv2605
         /// A kernel vibrator's force-feedback device (`"device"`), nil for a chip on I2C.
         public var device: String?
@@ -211,6 +184,15 @@ public struct BoardFileError: Error, Sendable, Equatable, CustomStringConvertibl
     public var problem: String
     /// What would be accepted, when that can be said.
     public var allowed: String?
+
+    /// A problem with `field` of `file` (a chip family's module names what its chip cannot take).
+    public init(file: String, field: String, problem: String, allowed: String? = nil) {
+        self.file = file
+        self.field = field
+        self.problem = problem
+        self.allowed = allowed
+    }
+
     /// One line: file, field, problem, what is allowed.
     public var description: String {
         "board file \(file): \(field) \(problem)" + (allowed.map { " (allowed: \($0))" } ?? "")

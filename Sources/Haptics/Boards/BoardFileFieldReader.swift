@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DA7280
 import DRV2605
 import Foundation
 import HardwareAccess
@@ -105,9 +104,9 @@ struct FieldReader {
             guard let parsed = LoopMode(rawValue: text.lowercased()) else { throw fail("\(field).loop", "is '\(text)'", "closed, open") }
             loop = parsed
         }
-        var ermShape = DA7280Actuator.Kind.ermCoin
+        var ermShape = BoardFile.ERMShape.coin
         if let text = try optionalString(object["shape"], "\(field).shape") {
-            guard specification.type == .erm, let shape = ["coin": DA7280Actuator.Kind.ermCoin, "bar": .ermBar][text.lowercased()] else {
+            guard specification.type == .erm, let shape = BoardFile.ERMShape(rawValue: text.lowercased()) else {
                 throw fail("\(field).shape", "is '\(text)'", "coin or bar, for an ERM")
             }
             ermShape = shape
@@ -141,11 +140,20 @@ struct FieldReader {
         let bus = try optionalString(object["bus"], "\(field).bus") ?? defaultBus
         var part: Part?
         var family = BoardFile.ChipFamily.drv2605
+        // Another family's chip when a registered family has the part's name (ChipFamilyRegistry).
+        var other: (any HapticChipFamily)?
         if let text = try optionalString(object["part"], "\(field).part") {
-            if text.lowercased() == BoardFile.ChipFamily.da7280.rawValue {
-                family = .da7280
+            if let registered = ChipFamilyRegistry.family(part: text) {
+                other = registered
+                family = BoardFile.ChipFamily(rawValue: registered.part)
             } else {
-                guard let parsed = Part(name: text) else { throw fail("\(field).part", "is '\(text)'", "drv2605, drv2605l, drv2604, drv2604l, da7280") }
+                guard let parsed = Part(name: text) else {
+                    let others = ChipFamilyRegistry.parts
+                    throw fail(
+                        "\(field).part", "is '\(text)'",
+                        (["drv2605", "drv2605l", "drv2604", "drv2604l"] + others).joined(separator: ", ")
+                            + (others.isEmpty ? "; other families' parts once registered (StandardChipFamilies.register(), module ChipFamilies)" : ""))
+                }
                 part = parsed
             }
         }
@@ -161,11 +169,11 @@ struct FieldReader {
                 alsoAccepts.append(parsed)
             }
         }
-        let defaultAddress = family == .da7280 ? I2CAddress.da7280 : .drv2605
+        let defaultAddress = other?.defaultAddress ?? .drv2605
         let address = object["address"] == nil ? defaultAddress : try self.address(object["address"], "\(field).address")
-        if family == .da7280 {
+        if let reason = other?.refusesPinsBecause {
             for pin in ["enable", "trigger", "calibration"] where object[pin] != nil {
-                throw fail("\(field).\(pin)", "is set", "nothing: a DA7280 has no EN or IN/TRIG pin and calibrates itself")
+                throw fail("\(field).\(pin)", "is set", "nothing: \(reason)")
             }
         }
         var mux: BoardFile.MuxChannel?

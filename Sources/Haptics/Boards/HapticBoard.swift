@@ -175,10 +175,19 @@ public final class HapticBoard {
             } else {
                 bus = base
             }
-            if driver.family == .da7280 {
-                let engine = try openDA7280(driver, preset: preset, file: file, bus: bus, clock: clock, engineOptions: engineOptions, options: boardOptions)
-                chips.append(
-                    Chip(name: driver.name, engine: engine, configuration: nil, calibrationKey: key, calibrationSource: "none needed: the DA7280 measures its actuator itself"))
+            if driver.family != .drv2605 {
+                // Another family's chip: its module opens it (HapticChipFamily).
+                guard let family = ChipFamilyRegistry.family(part: driver.family.rawValue) else {
+                    throw BoardFileError(
+                        file: file.path, field: "drivers", problem: "names '\(driver.family.rawValue)' for \(driver.name), a chip family no module registered",
+                        allowed: (["drv2605"] + ChipFamilyRegistry.parts).joined(separator: ", "))
+                }
+                let opening = HapticChipOpening(
+                    driver: driver, actuator: preset, file: file, bus: MonitoredBus(bus, clock: clock, observer: boardOptions.observer), clock: clock,
+                    engineOptions: engineOptions, appMapping: options.engine.mapping, usesChipMemory: options.usesChipMemory, logger: options.logger,
+                    warn: options.warn)
+                let opened = try family.open(opening)
+                chips.append(Chip(name: driver.name, engine: opened.engine, configuration: nil, calibrationKey: key, calibrationSource: opened.calibrationSource))
                 continue
             }
             let enable = try driver.enable.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic EN \(driver.name)") }

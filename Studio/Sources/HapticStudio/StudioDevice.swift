@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import ChipFamilies
 import DRV2605
 import DRV2605Simulator
 import Foundation
@@ -34,6 +35,7 @@ public final class StudioDevice: Sendable {
     /// Opens `board` (a path or a name from Boards/), else a single breakout on `bus`
     /// (default /dev/i2c-1); with `simulate`, a simulated chip in its place.
     public static func open(board: String?, bus: String?, simulate: Bool) throws -> StudioDevice {
+        StandardChipFamilies.register()
         let file = try BoardFile.named(board, orSingleOn: bus)
         let simulated = simulate ? try SimulatedHardware(board: file, clock: SystemClock.shared, keepsTrace: false) : nil
         var options = HapticBoard.Options.firstChip(of: file, simulated: simulate)

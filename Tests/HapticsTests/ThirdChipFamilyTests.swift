@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HapticChip
+import Haptics
+import HardwareAccess
+import Testing
+
+/// A chip family this package does not have, written here as another module would write it:
+/// a small PWM haptic driver at 0x40 whose register 0x01 takes the drive as a signed byte. It is
+/// reached only through `HapticChipFamily` and the `HapticChip` protocols: that it opens from a
+/// board file and plays shows that a third family needs no edit in `Haptics`.
+final class PWMTestChip: HapticChipDriver {
+    static let driveRegister: UInt8 = 0x01
+    let bus: any I2CBus
+    let address: I2CAddress
+    let clock: any HapticClock
+    private(set) var power = HapticPowerState.standby
+    private(set) var isStreaming = false
+    var readyInstant: ClockInstant { clock.now }
+    var canShutDown: Bool { false }
+    var pollInterval: Duration { .milliseconds(5) }
+    var resetsDetected: Int { 0 }
+    var suppressedErrors: Int { 0 }
+
+    init(bus: any I2CBus, address: I2CAddress, clock: any HapticClock) {
+        self.bus = bus
+        self.address = address
+        self.clock = clock
+    }
+
+    private func drive(_ amplitude: Double) throws(HapticChipError) {
+        let byte = UInt8(bitPattern: Int8((min(1, max(-1, amplitude)) * 127).rounded()))
+        do { try bus.write(to: address, [Self.driveRegister, byte]) } catch { throw .bus(error) }
+    }
+
+    func wake() throws(HapticChipError) { power = .ready }
+    func enterStandby() throws(HapticChipError) {
+        try drive(0)
+        power = .standby
+    }
+    func shutdown() throws(HapticChipError) { try enterStandby() }
+    func stop() throws(HapticChipError) {
+        try drive(0)
+        isStreaming = false
+    }
+    func stopQuietly() { try? stop() }
+    func beginRealTimePlayback() throws(HapticChipError) {
+        power = .ready
+        isStreaming = true
+    }
+    func setRealTime(amplitude: Double) throws(HapticChipError) { try drive(amplitude) }
+    func endRealTimePlayback(standby: Bool) throws(HapticChipError) {
+        try stop()
+        if standby { try enterStandby() }
+    }
+    func playbackStatus() throws(HapticChipError) -> HapticChipStatus { HapticChipStatus(playing: false) }
+    func clearFaults() throws(HapticChipError) {}
+    func finishPlayback() throws(HapticChipError) {}
+    func readBack() throws(HapticChipError) -> HapticChipReadBack { HapticChipReadBack(standby: power != .ready, driving: isStreaming) }
+}
+
+struct PWMTestFamily: HapticChipFamily {
+    var part: String { "pwm-test" }
+    var defaultAddress: I2CAddress { I2CAddress(rawValue: 0x40)! }
+    var refusesPinsBecause: String? { "the PWM test chip has no EN or IN/TRIG pin" }
+
+    func open(_ opening: HapticChipOpening) throws -> HapticChipOpened {
+        let chip = PWMTestChip(bus: opening.bus, address: opening.driver.address, clock: opening.clock)
+        let capabilities = HapticEngine.Capabilities(
+            chip: "PWM test chip", actuator: opening.actuator.specification.type, loop: .open, hasTriggerPin: false, hasEnablePin: false)
+        let engine = HapticEngine(
+            driver: chip, capabilities: capabilities,
+            mapping: opening.appMapping ?? opening.file.mapping(for: opening.actuator.specification.type), bus: opening.bus,
+            options: opening.engineOptions, logger: opening.logger)
+        return HapticChipOpened(engine: engine, calibrationSource: "none needed: open loop")
+    }
+}
+
+/// The bus the PWM chip sits on: every write recorded.
+final class RecordingHardware: HardwareProvider, I2CBus {
+    var writes: [(I2CAddress, [UInt8])] = []
+    func bus(at path: String) throws -> any I2CBus { self }
+    func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine {
+        throw GPIOError(.noSuchChip, line: "\(chip) \(line)", detail: "no lines here")
+    }
+    func write(to address: I2CAddress, _ bytes: [UInt8]) throws(I2CError) { writes.append((address, bytes)) }
+    func writeRead(to address: I2CAddress, _ bytes: [UInt8], count: Int) throws(I2CError) -> [UInt8] {
+        writes.append((address, bytes))
+        return [UInt8](repeating: 0, count: count)
+    }
+}
+
+@Suite struct ThirdChipFamilyTests {
+    static let board = """
+        { "format": 1, "name": "pwm-board", "supplyVolts": 3.3, "defaultActuator": "coin",
+          "actuators": { "coin": { "type": "erm", "ratedVolts": 3.0, "maximumVolts": 3.3 } },
+          "drivers": [ { "name": "main", "bus": "1", "part": "pwm-test" } ] }
+        """
+
+    @Test func aFamilyFromAnotherModuleOpensFromABoardFileAndPlays() throws {
+        ChipFamilyRegistry.register(PWMTestFamily())
+        let file = try BoardFile.parse(Data(Self.board.utf8), path: "pwm.json")
+        #expect(file.drivers[0].family.rawValue == "pwm-test")
+        #expect(file.drivers[0].address == I2CAddress(rawValue: 0x40)!, "the family's default address")
+        let hardware = RecordingHardware()
+        let clock = VirtualClock()
+        var options = HapticBoard.Options()
+        options.engine = .isolated
+        let opened = try HapticBoard.open(file, hardware: hardware, clock: clock, options: options)
+        let engine = opened.chips[0].engine
+        #expect(engine.capabilities.chip == "PWM test chip")
+        #expect(opened.chips[0].calibrationSource == "none needed: open loop")
+        // No effect library: the table's ROM plan is streamed to the chip's drive register.
+        #expect(engine.play(.notification(.success)) == .played)
+        engine.waitUntilIdle()
+        let levels = hardware.writes.filter { $0.0.rawValue == 0x40 && $0.1.first == PWMTestChip.driveRegister }.map { Int8(bitPattern: $0.1[1]) }
+        #expect(levels.count > 3)
+        #expect(levels.contains { $0 > 40 }, "success drives the motor")
+        #expect(levels.last == 0, "and ends stopped")
+    }
+
+    @Test func theFamilySaysWhatItsDriverEntryMayNotHave() {
+        ChipFamilyRegistry.register(PWMTestFamily())
+        let withPin = Self.board.replacingOccurrences(of: #""part": "pwm-test""#, with: #""part": "pwm-test", "enable": { "chip": "gpiochip0", "line": 17 }"#)
+        #expect {
+            _ = try BoardFile.parse(Data(withPin.utf8), path: "pwm.json")
+        } throws: { error in
+            (error as? BoardFileError)?.description.contains("drivers[0].enable is set (allowed: nothing: the PWM test chip has no EN or IN/TRIG pin)") == true
+        }
+    }
+}
