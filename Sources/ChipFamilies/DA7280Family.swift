@@ -12,12 +12,18 @@ import HardwareAccess
 /// feedbacks are written into the chip's waveform memory at start-up and play from there; the
 /// rest stream (DRO).
 public struct DA7280Family: HapticChipFamily {
+    /// The family; it holds nothing (each chip's settings come from its board file).
     public init() {}
 
+    /// `"part": "da7280"`.
     public var part: String { "da7280" }
+    /// 0x4A, the chip's address unless its ADDR pins change it.
     public var defaultAddress: I2CAddress { .da7280 }
+    /// The chip has neither line and measures its actuator itself.
     public var refusesPinsBecause: String? { "a DA7280 has no EN or IN/TRIG pin and calibrates itself" }
 
+    /// Starts the chip (identity, the actuator's limits, the waveform memory) and returns its
+    /// engine; an actuator it cannot drive is refused by the board file's field.
     public func open(_ opening: HapticChipOpening) throws -> HapticChipOpened {
         let actuator = try opening.actuator.da7280Actuator(file: opening.file.path)
         var chipOptions = DA7280Driver.Options()

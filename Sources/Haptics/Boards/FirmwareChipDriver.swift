@@ -25,6 +25,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     public let device: FirmwareDevice
     /// What the firmware said about itself when this driver was made.
     public let firmware: FirmwareDevice.Status
+    /// This machine's clock, the engine's (the firmware keeps its own).
     public let clock: any HapticClock
 
     private let state = NSLock()
@@ -71,15 +72,19 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
 
     deinit { keepAlive?.cancel() }
 
+    /// The chip's power state as the firmware last reported it or was told.
     public var power: HapticPowerState { state.withLock { powerState } }
+    /// When the chip was last woken (the firmware answers `wake` once it is awake).
     public var readyInstant: ClockInstant { state.withLock { ready } }
     /// The firmware keeps its chip powered (standby is its lowest state).
     public var canShutDown: Bool { false }
+    /// Whether levels are being sent a command each (`level`).
     public var isStreaming: Bool { state.withLock { streaming } }
     /// A status request's round trip is about a millisecond at 115200 baud.
     public var pollInterval: Duration { .milliseconds(5) }
     /// A reset of the microcontroller is seen as a failed request, not counted here.
     public var resetsDetected: Int { 0 }
+    /// Stops and pings that failed without a caller to tell.
     public var suppressedErrors: Int { state.withLock { suppressed } }
 
     /// A line the firmware sent on its own: what played ended.
@@ -124,35 +129,39 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         }
     }
 
+    /// Wakes the chip (`wake`).
     public func wake() throws(HapticChipError) {
         try send("wake", expecting: "ok wake")
         setPower(.ready)
     }
 
-    public func enterStandby() throws(HapticChipError) {
-        try send("standby", expecting: "ok standby")
+    /// Nothing plays any more and the chip is in standby, as the firmware leaves it after `stop`
+    /// and `standby`.
+    private func settledInStandby() {
         state.withLock {
             streaming = false
             firmwarePlays = false
             armed = nil
         }
         setPower(.standby)
+    }
+
+    /// Stops what plays and puts the chip in standby (`standby`).
+    public func enterStandby() throws(HapticChipError) {
+        try send("standby", expecting: "ok standby")
+        settledInStandby()
     }
 
     /// The firmware's lowest state is standby (it keeps the chip's EN high).
     public func shutdown() throws(HapticChipError) { try enterStandby() }
 
+    /// Stops the actuator now (`stop`); the firmware leaves the chip in standby.
     public func stop() throws(HapticChipError) {
         try send("stop", expecting: "ok stop")
-        state.withLock {
-            streaming = false
-            firmwarePlays = false
-            armed = nil
-        }
-        // The firmware's stop leaves the chip in standby.
-        setPower(.standby)
+        settledInStandby()
     }
 
+    /// `stop()`, counting a failure instead of throwing it.
     public func stopQuietly() {
         do { try stop() } catch { state.withLock { suppressed += 1 } }
     }
@@ -163,6 +172,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         setPower(.ready)
     }
 
+    /// Drives `amplitude` (-1...1) until the next level (`level`, in millionths).
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         let clamped = amplitude.isFinite ? min(1, max(-1, amplitude)) : 0
         // Millionths: far finer than the chip's drive step, so the firmware's driver writes the
@@ -172,6 +182,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         state.withLock { streaming = true }
     }
 
+    /// Ends the stream (`level end`), and puts the chip in standby when asked.
     public func endRealTimePlayback(standby: Bool) throws(HapticChipError) {
         try send("level end", expecting: "ok level end")
         state.withLock { streaming = false }
@@ -208,6 +219,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     /// The firmware ends its playback itself (the chip back in standby).
     public func finishPlayback() throws(HapticChipError) { state.withLock { firmwarePlays = false } }
 
+    /// The firmware's status as the engine's read-back: board, chip, power, what plays, the port.
     public func readBack() throws(HapticChipError) -> HapticChipReadBack {
         let status = try firmwareStatus()
         return HapticChipReadBack(
@@ -242,6 +254,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         setPower(.ready)
     }
 
+    /// Whether `sequence` was armed and the chip is still awake.
     public func isArmed(for sequence: WaveformSequence) -> Bool {
         state.withLock { armed == sequence && powerState == .ready }
     }
@@ -280,6 +293,8 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     /// Nothing can be uploaded ahead (the firmware takes a clip and plays it at once): wakes the chip.
     public func prepare(_ waveform: StoredWaveform) throws(HapticChipError) { try wake() }
 
+    /// Uploads the clip `storedWaveform(levels:tick:)` kept and starts it on the firmware's timer
+    /// (`pattern`); its end comes back as `done pattern`.
     public func play(_ waveform: StoredWaveform) throws(HapticChipError) {
         guard let clip = state.withLock({ clips[waveform.index] }) else {
             throw .invalidArgument("waveform \(waveform.index) was not made by this driver's storedWaveform(levels:tick:)")
