@@ -63,8 +63,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The port of `--device serial:PORT`: a microcontroller running the project's firmware.
     var serialDevice: String? {
-        guard let device, device.hasPrefix("serial:") else { return nil }
-        return String(device.dropFirst("serial:".count))
+        device.flatMap(FirmwareDevice.port(inDevice:))
     }
 
     /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single

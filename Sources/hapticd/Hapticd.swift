@@ -112,7 +112,7 @@ struct Hapticd: AsyncParsableCommand {
             }
             let engine: HapticEngine
             let served: String
-            if let port = device.flatMap(Self.serialPort) {
+            if let port = device.flatMap(FirmwareDevice.port(inDevice:)) {
                 // A microcontroller running the haptics firmware: its chip, this machine's engine.
                 guard !simulate else { throw ValidationError("--device serial: is a microcontroller: give it without --simulate") }
                 let line: LinuxSerialLine
@@ -245,11 +245,6 @@ struct Hapticd: AsyncParsableCommand {
 }
 
 extension Hapticd {
-    /// The port of `--device serial:PORT`, nil for any other device.
-    static func serialPort(_ device: String) -> String? {
-        device.hasPrefix("serial:") ? String(device.dropFirst("serial:".count)) : nil
-    }
-
     /// 78 (EX_CONFIG) for what a setting says wrong (the board file, the calibration policy, a
     /// theme); 69 (EX_UNAVAILABLE) for what is not there (no bus, no chip, another chip than the
     /// board's, a GPIO line, the socket's folder), as `haptic` exits.

@@ -38,9 +38,9 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     private var failure: String?
     private var armed: WaveformSequence?
     private var suppressed = 0
-    /// The clips `storedWaveform` accepted, by index: the firmware's `pattern` takes the levels
-    /// when played, so they are kept here until then (the latest few).
-    private var clips: [Int: (tick: Int, percents: [Int])] = [:]
+    /// The `pattern` commands of the clips `storedWaveform` accepted, by index: the firmware
+    /// takes a clip's levels when it plays it, so they are kept here until then (the latest few).
+    private var clips: [Int: String] = [:]
     private var nextClip = 0
     private var keepAlive: (any DispatchSourceTimer)?
 
@@ -269,15 +269,13 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     public func storedWaveform(levels: [Double], tick: Duration) -> StoredWaveform? {
         let nanoseconds = tick.nanoseconds
         guard !levels.isEmpty, nanoseconds % 1_000_000 == 0, (1...100).contains(nanoseconds / 1_000_000) else { return nil }
-        let percents = levels.map { Int((($0.isFinite ? min(1, max(-1, $0)) : 0) * 100).rounded()) }
-        let milliseconds = Int(nanoseconds / 1_000_000)
-        let command = Self.patternCommand(tick: milliseconds, percents: percents)
+        let command = FirmwareDevice.patternCommand(levels: levels, tickMilliseconds: Int(nanoseconds / 1_000_000))
         guard command.utf8.count < Self.lineLimit else { return nil }
         // The firmware ends a clip at zero drive, one tick more when its last level is not 0.
-        let count = percents.last == 0 ? percents.count : percents.count + 1
+        let count = command.hasSuffix(" 0") ? levels.count : levels.count + 1
         return state.withLock {
             nextClip += 1
-            clips[nextClip] = (milliseconds, percents)
+            clips[nextClip] = command
             clips = clips.filter { $0.key > nextClip - 8 }
             return StoredWaveform(index: nextClip, duration: tick * count)
         }
@@ -286,24 +284,20 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     /// The firmware's longest command line, newline excluded.
     static let lineLimit = 240
 
-    private static func patternCommand(tick: Int, percents: [Int]) -> String {
-        "pattern \(tick) " + percents.map(String.init).joined(separator: " ")
-    }
-
     /// Nothing can be uploaded ahead (the firmware takes a clip and plays it at once): wakes the chip.
     public func prepare(_ waveform: StoredWaveform) throws(HapticChipError) { try wake() }
 
     /// Uploads the clip `storedWaveform(levels:tick:)` kept and starts it on the firmware's timer
     /// (`pattern`); its end comes back as `done pattern`.
     public func play(_ waveform: StoredWaveform) throws(HapticChipError) {
-        guard let clip = state.withLock({ clips[waveform.index] }) else {
+        guard let command = state.withLock({ clips[waveform.index] }) else {
             throw .invalidArgument("waveform \(waveform.index) was not made by this driver's storedWaveform(levels:tick:)")
         }
         state.withLock {
             armed = nil
             failure = nil
         }
-        try send(Self.patternCommand(tick: clip.tick, percents: clip.percents), expecting: "ok pattern")
+        try send(command, expecting: "ok pattern")
         state.withLock { firmwarePlays = true }
         setPower(.ready)
     }

@@ -92,10 +92,9 @@ public final class FirmwareDevice: @unchecked Sendable {
 
     /// Streams `levels` (-1...1, one every `tick`) from the firmware's timer, and waits for the end.
     public func playPattern(levels: [Double], tick: Duration) throws(FirmwareDeviceError) {
-        let tickMilliseconds = max(1, min(100, Int(tick.nanoseconds / 1_000_000)))
-        let percents = levels.map { String(Int(($0.isFinite ? min(1, max(-1, $0)) : 0) * 100)) }
+        let command = Self.patternCommand(levels: levels, tickMilliseconds: max(1, min(100, Int(tick.nanoseconds / 1_000_000))))
         try locked { () throws(FirmwareDeviceError) in
-            let answer = try request("pattern \(tickMilliseconds) " + percents.joined(separator: " "), expecting: "ok pattern")
+            let answer = try request(command, expecting: "ok pattern")
             let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
             try awaitDone("pattern", within: .milliseconds(milliseconds * 2 + 1000))
         }
@@ -158,6 +157,17 @@ public final class FirmwareDevice: @unchecked Sendable {
                 throw .link(error)
             }
         }
+    }
+
+    /// The `pattern` command for `levels` (-1...1, clamped; a level that is not a number is 0),
+    /// sent in whole percent, one every `tickMilliseconds`.
+    static func patternCommand(levels: [Double], tickMilliseconds: Int) -> String {
+        "pattern \(tickMilliseconds) " + levels.map { String(Int((($0.isFinite ? min(1, max(-1, $0)) : 0) * 100).rounded())) }.joined(separator: " ")
+    }
+
+    /// The port of a `serial:PORT` device (`--device serial:/dev/ttyACM0`), nil for any other.
+    public static func port(inDevice device: String) -> String? {
+        device.hasPrefix("serial:") ? String(device.dropFirst("serial:".count)) : nil
     }
 
     /// Whether `line` is an error the firmware sends on its own about what was playing (`error
