@@ -372,11 +372,12 @@ def main():
         (f"flash {flash_bytes} <= {flash_budget}", 0 < flash_bytes <= flash_budget),
         (f"RAM {ram_bytes} (static {static_bytes}, heap peak {heap_bytes}) <= {ram_budget}", static_bytes > 0 and heap_bytes > 0 and ram_bytes <= ram_budget),
         (f"pattern: {len(rtp)} RTP writes for {expected_rtp} levels", len(rtp) == expected_rtp),
-        # Each level leaves on the image's timer, but in this rig a bridged write waits for the host's
-        # answer (1-3 ms of the image's time under -icount), which a real bus does not (75 us at
-        # 400 kHz): so the mean tick is gated tightly and a single level's lateness only to a tick.
+        # Each level leaves on the image's timer. A bridged write waits for the host's answer, which
+        # a busy CI machine can make ten milliseconds; the image's clock is charged a 400 kHz bus's
+        # time instead (75 us for an RTP write, BridgedBus), so these are the firmware's own figures
+        # whatever the host does, and a level may be late by its main loop's pass, not by a tick.
         (f"pattern mean tick {mean_gap_us:.0f} us within 2% of 5000", abs(mean_gap_us - 5000) <= 100),
-        (f"pattern worst tick deviation {worst_gap_us} us <= 5000 (one tick)", 0 <= worst_gap_us <= 5000),
+        (f"pattern worst tick deviation {worst_gap_us} us <= 500 (a tenth of a tick)", 0 <= worst_gap_us <= 500),
         # From the GO frame, which leaves a few ms after the command's last byte (the watchdog's start).
         (f"watchdog stop {watchdog_ms:.1f} ms after GO within {WATCHDOG_MS - WATCHDOG_SLACK_MS}...{WATCHDOG_MS + WATCHDOG_SLACK_MS}",
          WATCHDOG_MS - WATCHDOG_SLACK_MS <= watchdog_ms <= WATCHDOG_MS + WATCHDOG_SLACK_MS),
@@ -409,7 +410,7 @@ def main():
     print(
         f"HIL-MCU: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
-        f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us, the bridge's round trip included), watchdog stop {watchdog_ms:.1f} ms; "
+        f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
         f"hapticd --device serial: pattern {len(served_rtp)} of {len(linux_rtp)} levels sent, SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
     print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
