@@ -17,8 +17,15 @@ static uint32_t ticks_per_millisecond;
 #define SYST_CSR REG(0xE000E010u)
 #define SYST_RVR REG(0xE000E014u)
 #define SYST_CVR REG(0xE000E018u)
+#define SCB_CPACR REG(0xE000ED88u)
 
 void Reset_Handler(void) {
+#if defined(__ARM_ARCH_7EM__)
+    // Swift's armv7em code uses the Cortex-M4F's FPU (single precision; its ABI stays soft): CP10
+    // and CP11 full access before the first float instruction, which would otherwise fault.
+    SCB_CPACR |= 0xFu << 20;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
     uint32_t *src = __data_load, *dst = __data_start;
     while (dst < __data_end) *dst++ = *src++;
     for (dst = __bss_start; dst < __bss_end;) *dst++ = 0;

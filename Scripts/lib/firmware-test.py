@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Scripts/firmware test: the firmware image in QEMU, checked against the Linux build.
+"""Scripts/firmware test: a firmware image in QEMU, checked against the Linux build.
 
-QEMU runs the mps2-an385 image with its serial port 0 (the command protocol) and port 1 (the bus
+Usage: firmware-test.py IMAGE.elf MACHINE (mps2-an385, the Cortex-M3; mps2-an386, the Cortex-M4).
+
+QEMU runs the image on MACHINE with its serial port 0 (the command protocol) and port 1 (the bus
 bridge) on Unix sockets. `drv2605-model serve` answers the bridged transactions from the project's
 simulated DRV2605L and writes them down; the image also clocks every transaction out on the
 board's own I2C controller, to an EEPROM that only acknowledges, and QEMU's i2c trace records what
@@ -150,7 +152,7 @@ class Link:
 
 
 def main():
-    elf = sys.argv[1]
+    elf, machine = sys.argv[1], sys.argv[2]
     subprocess.run(["swift", "build", "--product", "haptic"], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(["swift", "build", "--product", "drv2605-model"], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(["swift", "build", "--product", "hapticd"], cwd=ROOT, check=True, capture_output=True)
@@ -164,7 +166,7 @@ def main():
 
     started = time.monotonic()
     qemu = subprocess.Popen(
-        ["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
+        ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
          # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
          "-icount", "shift=5,sleep=off",
          "-chardev", "pty,id=commands",
@@ -337,7 +339,7 @@ def main():
     bridged_wire = [(t[2], t[3]) for t in bridged]
     wire_matches = wire == bridged_wire
 
-    sizes = subprocess.run([os.path.join(ROOT, "Scripts", "firmware"), "size"], capture_output=True, text=True, cwd=ROOT)
+    sizes = subprocess.run([os.path.join(ROOT, "Scripts", "firmware"), "size", machine], capture_output=True, text=True, cwd=ROOT)
     flash = re.search(r"flash (\d+) B of (\d+)", sizes.stdout)
     static = re.search(r"RAM (\d+) B static", sizes.stdout)
     heap_peak = re.search(r"heap=(\d+)", after_watchdog)
@@ -367,6 +369,7 @@ def main():
     sigterm_stop_ms = (sigterm_stop[0] - sigterm_go[0]) / 1000 if sigterm_go and sigterm_stop else -1
 
     gates = [
+        (f"the image says it is for {machine}", f"haptics-firmware {machine} " in hello and f"board={machine} " in status),
         (f"{identical} of {len(names)} feedbacks identical to the Linux build's writes", identical == len(names) == 23),
         (f"every bridged transaction ({len(bridged)}) on the board's I2C wire, same bytes and order", wire_matches and len(bridged) > 0),
         (f"flash {flash_bytes} <= {flash_budget}", 0 < flash_bytes <= flash_budget),
@@ -408,7 +411,7 @@ def main():
     for name, (code, output, _) in served.items():
         print(f"firmware test: haptic {name} --socket (hapticd --device serial:{pty}): exit {code}: {output.splitlines()[-1] if output else ''}")
     print(
-        f"HIL-MCU: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
+        f"HIL-MCU: {machine}: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
         f"hapticd --device serial: pattern {len(served_rtp)} of {len(linux_rtp)} levels sent, SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The board layer for QEMU's mps2-an385 (ARM's MPS2 board with the AN385 Cortex-M3 image): the
-// 25 MHz clock for SysTick, CMSDK UARTs 0 and 1, and the SBCon (versatile) I2C controller at
-// 0x4002A000, driven bit by bit as its two-wire register block requires.
+// The board layer for QEMU's MPS2 machines: mps2-an385 (ARM's MPS2 board with the AN385 Cortex-M3
+// image) and mps2-an386 (the same design with a Cortex-M4), one peripheral map: the 25 MHz clock
+// for SysTick, CMSDK UARTs 0 and 1, and the SBCon (versatile) I2C controller at 0x4002A000,
+// driven bit by bit as its two-wire register block requires. MPS2_MACHINE names the machine
+// (Scripts/firmware sets it for each image).
 #include <stdint.h>
 #include <stddef.h>
 #include "board.h"
+
+#ifndef MPS2_MACHINE
+#error "MPS2_MACHINE: the QEMU machine this image is for (mps2-an385 or mps2-an386)"
+#endif
 
 #define REG(address) (*(volatile uint32_t *)(address))
 
@@ -108,4 +114,4 @@ void board_exit(int status) {
     for (;;) {}
 }
 int board_bridges_bus(void) { return 1; }
-const char *board_name(void) { return "mps2-an385"; }
+const char *board_name(void) { return MPS2_MACHINE; }
