@@ -4,6 +4,7 @@
 // The haptics stack for Linux single-board computers with a TI DRV2605/DRV2605L.
 // Layers (imports point down only):
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HapticChip (the chip-neutral driver API)  ->  HardwareAccess
+//   Haptics  ->  HapticFeedback (the feedback table), HapticPatterns (the pattern model, its renderer): firmware builds them too
 //   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
 //   hapticd  ->  FeedbackdDBus (feedbackd's D-Bus API through sd-bus)  ->  HapticsService, CSystemd
 //   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareSimulation  ->  HardwareAccess
@@ -43,6 +44,7 @@ let package = Package(
         .library(name: "ChipFamilies", targets: ["ChipFamilies"]),
         .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
+        .library(name: "HapticPatterns", targets: ["HapticPatterns"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "DA7280", targets: ["DA7280"]),
         .library(name: "KernelVibrator", targets: ["KernelVibrator"]),
@@ -106,10 +108,12 @@ let package = Package(
         .target(name: "KernelVibrator", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         // The feedback kinds and the table of what each plays: shared by Haptics and the firmware.
         .target(name: "HapticFeedback", dependencies: ["HapticChip", "DRV2605", "HardwareAccess"], swiftSettings: strict),
+        // Core Haptics' pattern model and its renderer to a drive stream, built for firmware too.
+        .target(name: "HapticPatterns", dependencies: ["DRV2605", "HardwareAccess"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticFeedback", "HapticChip", "DRV2605", "KernelVibrator", "HardwareAccess", "Audio",
+                "HapticFeedback", "HapticPatterns", "HapticChip", "DRV2605", "KernelVibrator", "HardwareAccess", "Audio",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The feedback kinds and their table are a module of their own (so firmware builds them too);
-// apps keep writing `import Haptics` and see them.
+// The feedback kinds and their table, and the pattern model and its renderer, are modules of
+// their own (so firmware builds them too); apps keep writing `import Haptics` and see them.
 @_exported import HapticFeedback
+@_exported import HapticPatterns
 
 /// The package as a whole. Its release, in one place: `haptic --version`, `hapticd --version`,
 /// `haptic-studio --version` and the studio's greeting all print it, and CHANGELOG.md's newest

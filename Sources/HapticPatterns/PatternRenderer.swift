@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
-import Foundation
+import HardwareAccess
+
+#if !hasFeature(Embedded)
+    import Foundation
+#endif
 
 /// What the chip plays for a pattern: a real-time playback stream, or ROM clicks at given times,
 /// plus the designed intensity and sharpness for plots, and what could not be rendered faithfully.
@@ -149,7 +153,7 @@ public struct PatternRenderer: Sendable {
         var warnings: [String] = []
         let pattern = PatternRenderer.bounded(input, warnings: &warnings)
         let rate = self.rate.isFinite && self.rate >= 50 ? min(self.rate, 5000) : 200
-        let haptic = pattern.events.filter(\.type.isHaptic)
+        let haptic = pattern.events.filter { $0.type.isHaptic }
         let audio = pattern.events.count - haptic.count
         if audio > 0, !playsAudio {
             warnings.append("\(audio) audio event(s) not played: no audio output was given (--audio-device, --audio-output)")
@@ -162,12 +166,13 @@ public struct PatternRenderer: Sendable {
             warnings.append("sharpness of continuous events is not rendered: a closed-loop actuator drives at its own resonance")
         }
         let audioTimeControls: [HapticPattern.ParameterID] = [.audioAttackTimeControl, .audioDecayTimeControl, .audioReleaseTimeControl]
-        var unappliedAudio = Set<HapticPattern.ParameterID>()
-        for id in pattern.curves.map(\.id) where audioTimeControls.contains(id) { unappliedAudio.insert(id) }
-        for id in pattern.parameters.map(\.id) where audioTimeControls.contains(id) { unappliedAudio.insert(id) }
+        // In the controls' alphabetical order, which is the order listed.
+        let unappliedAudio = audioTimeControls.filter { id in
+            pattern.curves.contains { $0.id == id } || pattern.parameters.contains { $0.id == id }
+        }
         if !unappliedAudio.isEmpty {
             warnings.append(
-                unappliedAudio.map(\.rawValue).sorted().joined(separator: ", ")
+                unappliedAudio.map { $0.rawValue }.joined(separator: ", ")
                     + " not applied: sounds play with the envelope they were recorded or synthesised with")
         }
         var close = 0
@@ -270,7 +275,9 @@ public struct PatternRenderer: Sendable {
             samples[index] = min(1, max(-1, samples[index]))
         }
         if clipped > 0 {
-            warnings.append(String(format: "overlapping events exceed full scale for %.0f ms; clipped", Double(clipped) / rate * 1000))
+            // Whole milliseconds, halves to even as printf's %.0f.
+            let milliseconds = Int((Double(clipped) / rate * 1000).rounded(.toNearestOrEven))
+            warnings.append("overlapping events exceed full scale for \(milliseconds) ms; clipped")
         }
         samples = Array(samples.prefix(tailSteps))
         // End at zero drive.

@@ -148,7 +148,7 @@ public struct HapticPattern: Sendable, Equatable {
 
     /// As Core Haptics: the latest event end or parameter/curve time.
     public var duration: Double {
-        let ends = events.map(\.end) + parameters.map(\.time) + curves.map(\.end)
+        let ends = events.map { $0.end } + parameters.map { $0.time } + curves.map { $0.end }
         return ends.max() ?? 0
     }
 
