@@ -14,6 +14,8 @@ import HardwareAccess
 ///     status             ok status board=B chip=P actuator=erm|lra power=S playing=NAME|- heap=BYTES
 ///     feedbacks          ok feedbacks NAME...
 ///     pattern TICK L...  ok pattern N MS       then: done pattern (levels in percent, -100...100)
+///     upload ...         ok upload ...         a pattern's elements, rendered here (`PatternUpload`)
+///     start              ok start MS           then: done pattern (the pattern uploaded last)
 ///     watchdog MS        ok watchdog MS        (0: off)
 ///     ping               ok ping
 ///
@@ -35,6 +37,7 @@ final class CommandInterpreter {
     let player: FeedbackPlayer
     let clock: BoardClock
     var port = SerialPort()
+    let upload = PatternUpload()
     /// How long a playback may go on without a byte from the host.
     var watchdogMilliseconds: Int64 = 2000
     private var lastHeard: ClockInstant
@@ -48,7 +51,7 @@ final class CommandInterpreter {
     /// The commands, by their first word (matched byte for byte, not with `init(rawValue:)`,
     /// whose string comparison would bring the Unicode tables in).
     enum Verb: String, CaseIterable {
-        case play, prepare, stop, status, feedbacks, pattern, watchdog, ping, rom, arm, level, wake, standby
+        case play, prepare, stop, status, feedbacks, pattern, upload, start, watchdog, ping, rom, arm, level, wake, standby
     }
 
     /// Reads and answers commands, and steps playback, forever.
@@ -125,6 +128,19 @@ final class CommandInterpreter {
                 guard let (plan, count) = pattern(arguments) else { return }
                 let length = try player.play(plan, name: "pattern")
                 port.send("ok pattern ", String(count), " ", String(length.nanoseconds / 1_000_000))
+            case .upload:
+                do throws(PatternUpload.Refusal) {
+                    port.send("ok ", try upload.take(arguments))
+                } catch {
+                    port.send("error ", error.kind, " ", error.text)
+                }
+            case .start:
+                guard let clip = upload.rendered else {
+                    port.send("error bad-argument start plays the pattern uploaded last (upload begin ... upload end): there is none")
+                    return
+                }
+                let length = try player.play(.realTime(clip), name: "pattern")
+                port.send("ok start ", String(length.nanoseconds / 1_000_000))
             case .watchdog:
                 guard arguments.count == 1, let milliseconds = Int(arguments[0]), (0...60_000).contains(milliseconds) else {
                     port.send("error bad-argument watchdog takes milliseconds, 0...60000")
@@ -164,7 +180,7 @@ final class CommandInterpreter {
                 if player.driver.power == .ready { try player.driver.enterStandby() }
                 port.send("ok standby")
             case nil:
-                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, watchdog, ping, rom, arm, level, wake, standby")
+                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, upload, start, watchdog, ping, rom, arm, level, wake, standby")
             }
         } catch {
             player.stopQuietly()

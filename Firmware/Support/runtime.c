@@ -39,7 +39,10 @@ size_t strlen(const char *text) {
 }
 
 // The heap: first fit over a free list of blocks carved from the linker's heap region. Each
-// block starts with its size (header included); freed blocks are merged with a free neighbour.
+// block starts with its size (header included). The free list is kept in address order: a freed
+// block is merged with the free blocks on either side, and free blocks at the top give their
+// room back to the region above, so a firmware that renders pattern after pattern does not
+// fragment its heap. A free block larger than a request is split.
 extern uint8_t __heap_start[], __heap_end[];
 typedef struct block { size_t size; struct block *next; } block;
 static block *free_list;
@@ -54,16 +57,35 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
     if (alignment == 8) {
         for (block **link = &free_list; *link; link = &(*link)->next) {
             block *candidate = *link;
-            if (candidate->size >= need) {
+            if (candidate->size < need) continue;
+            if (candidate->size - need >= 4 * sizeof(block)) {
+                // The end of the block stays free, in the same place in the list.
+                block *rest = (block *)((uint8_t *)candidate + need);
+                rest->size = candidate->size - need;
+                rest->next = candidate->next;
+                *link = rest;
+                candidate->size = need;
+            } else {
                 *link = candidate->next;
-                *result = candidate + 1;
-                return 0;
             }
+            *result = candidate + 1;
+            return 0;
         }
     }
     if (!heap_top) heap_top = __heap_start;
     uint8_t *start = (uint8_t *)round_up((size_t)(heap_top + sizeof(block)), alignment) - sizeof(block);
     if (start + need > __heap_end) return 12; // ENOMEM
+    if (start != heap_top) {
+        // The alignment's gap below the block stays usable.
+        block *gap = (block *)heap_top;
+        gap->size = (size_t)(start - heap_top);
+        gap->next = 0;
+        if (gap->size >= sizeof(block)) {
+            block **link = &free_list;
+            while (*link) link = &(*link)->next;
+            *link = gap;
+        }
+    }
     block *fresh = (block *)start;
     fresh->size = need;
     heap_top = start + need;
@@ -74,16 +96,51 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
 void free(void *pointer) {
     if (!pointer) return;
     block *freed = (block *)pointer - 1;
-    if ((uint8_t *)freed + freed->size == heap_top) { heap_top = (uint8_t *)freed; return; }
-    freed->next = free_list;
-    free_list = freed;
+    // Into the list by address, merged with the free block after it and the one before it.
+    block *before = 0, *after = free_list;
+    while (after && after < freed) { before = after; after = after->next; }
+    if (after && (uint8_t *)freed + freed->size == (uint8_t *)after) {
+        freed->size += after->size;
+        freed->next = after->next;
+    } else {
+        freed->next = after;
+    }
+    if (before && (uint8_t *)before + before->size == (uint8_t *)freed) {
+        before->size += freed->size;
+        before->next = freed->next;
+        freed = before;
+    } else if (before) {
+        before->next = freed;
+    } else {
+        free_list = freed;
+    }
+    // The last free block, when it reaches the top, is room above again.
+    if ((uint8_t *)freed + freed->size == heap_top && freed->next == 0) {
+        heap_top = (uint8_t *)freed;
+        if (before && before != freed) {
+            before->next = 0;
+        } else {
+            block **link = &free_list;
+            while (*link && *link != freed) link = &(*link)->next;
+            *link = 0;
+        }
+    }
 }
 void *malloc(size_t size) {
     void *result = 0;
     return posix_memalign(&result, 8, size) == 0 ? result : 0;
 }
+/// newlib's math sets errno on a domain or range error; nothing here reads it.
+int *__errno(void) {
+    static int value;
+    return &value;
+}
+
 /// The most heap ever in use, for the RAM figure `status` prints.
 size_t runtime_heap_high_water(void) { return heap_high_water; }
+/// The bytes above the heap's highest block: what large allocations can count on (a freed block
+/// below it is reused only whole, by a request that fits it).
+size_t runtime_heap_free_above(void) { return (size_t)(__heap_end - (heap_top ? heap_top : __heap_start)); }
 
 // Hashing seeds (Dictionary, Set): the firmware's tables need no secret seed.
 void arc4random_buf(void *buffer, size_t count) {

@@ -253,6 +253,20 @@ def main():
             cli[" ".join(verb)] = (run.returncode, (run.stdout + run.stderr).strip())
         cli_writes = [(t[2], t[3]) for t in bridge_transactions(bridge_trace)[before:] if t[1] == "W"]
 
+        # A pattern file rendered on the board: `haptic pattern` parses it here, uploads its events
+        # and the image renders and streams it on its own timer.
+        before = len(bridge_transactions(bridge_trace))
+        run = subprocess.run([haptic, "pattern", HEARTBEAT, "--device", device], capture_output=True, text=True, timeout=60)
+        board_pattern = (run.returncode, (run.stdout + run.stderr).strip(), bridge_transactions(bridge_trace)[before:])
+        # One longer than the board's heap can render (20 s): refused before anything plays.
+        long_pattern = os.path.join(work, "long.ahap")
+        with open(long_pattern, "w") as handle:
+            handle.write('{"Version": 1.0, "Pattern": [{"Event": {"Time": 0.0, "EventType": "HapticContinuous", "EventDuration": 20.0, '
+                         '"EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}}]}')
+        before = len(bridge_transactions(bridge_trace))
+        run = subprocess.run([haptic, "pattern", long_pattern, "--device", device], capture_output=True, text=True, timeout=60)
+        too_long = (run.returncode, (run.stdout + run.stderr).strip(), [t for t in bridge_transactions(bridge_trace)[before:] if t[1] == "W"])
+
         # hapticd serving the microcontroller: this machine's engine and service, the firmware's chip.
         # The chip as the tour left it before success (selection's sequence loaded), so that the
         # daemon's success is compared with the tour's from the same state.
@@ -368,6 +382,16 @@ def main():
     alert_ms = lengths[names.index("vibration-alert")] if "vibration-alert" in names else 0
     sigterm_stop_ms = (sigterm_stop[0] - sigterm_go[0]) / 1000 if sigterm_go and sigterm_stop else -1
 
+    # The pattern the board rendered: its RTP levels with repeats collapsed (the Linux player writes
+    # a level only when it changes; the board's player writes every step), and their times.
+    def changes(levels):
+        return [level for i, level in enumerate(levels) if i == 0 or level != levels[i - 1]]
+    board_rtp_writes = [t for t in board_pattern[2] if t[1] == "W" and len(t[3]) == 2 and t[3][0] == "02"]
+    board_rtp = [t[3][1] for t in board_rtp_writes]
+    board_gaps = [b[0] - a[0] for a, b in zip(board_rtp_writes, board_rtp_writes[1:])]
+    board_worst_us = max((abs(gap - 5000) for gap in board_gaps), default=-1)
+    too_long_played = [w for w in too_long[2] if w[3][:2] == ["0C", "01"] or w[3][:1] == ["02"]]
+
     gates = [
         (f"the image says it is for {machine}", f"haptics-firmware {machine} " in hello and f"board={machine} " in status),
         (f"{identical} of {len(names)} feedbacks identical to the Linux build's writes", identical == len(names) == 23),
@@ -391,6 +415,12 @@ def main():
         (f"haptic --device serial: play impact-huge refused (exit {cli['play impact-huge'][0]})", cli["play impact-huge"][0] == 65),
         (f"haptic --device serial: play success wrote what the tour's success wrote ({len(success_writes)} writes)",
          any(cli_writes[i:i + len(success_writes)] == success_writes for i in range(len(cli_writes)))),
+        (f"haptic pattern {os.path.basename(HEARTBEAT)} --device serial: (exit {board_pattern[0]}) rendered on the board: its {len(changes(board_rtp))} RTP level changes "
+         f"equal the Linux build's ({len(changes(linux_rtp))})", board_pattern[0] == 0 and len(board_rtp) > 0 and changes(board_rtp) == changes(linux_rtp)),
+        (f"the board's timer streamed it: {len(board_rtp)} RTP writes 5 ms apart, worst deviation {board_worst_us} us <= 500",
+         len(board_gaps) > 0 and 0 <= board_worst_us <= 500),
+        (f"a 20 s pattern refused (exit {too_long[0]}, 'too-long'), nothing played",
+         too_long[0] == 65 and "too-long" in too_long[1] and not too_long_played),
         (f"hapticd --device serial: play success (exit {served['play success'][0]}) wrote what the tour's success wrote up to its GO ({len(success_to_go)} writes)",
          served["play success"][0] == 0 and len(success_to_go) > 0 and any(served_success[i:i + len(success_to_go)] == success_to_go for i in range(len(served_success)))),
         # Streamed from the host a level a command: a level the host is late for is skipped (as the
@@ -414,12 +444,15 @@ def main():
         f"HIL-MCU: {machine}: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
+        f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us; "
         f"hapticd --device serial: pattern {len(served_rtp)} of {len(linux_rtp)} levels sent, SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
     print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
     if not all(passed for _, passed in gates):
         print(f"firmware test: the tour's success wrote {success_writes}; through hapticd: {served_success}", file=sys.stderr)
         print(f"firmware test: hapticd's pattern levels {served_rtp}; the Linux build's {linux_rtp}", file=sys.stderr)
+        print(f"firmware test: haptic pattern --device serial: said {board_pattern[1]!r}; its levels {board_rtp}", file=sys.stderr)
+        print(f"firmware test: the 20 s pattern: {too_long[:2]}", file=sys.stderr)
         print(f"firmware test: around hapticd's SIGTERM: {terminated}", file=sys.stderr)
         print("firmware test: hapticd said:\n" + daemon_output, file=sys.stderr)
         sys.exit(1)

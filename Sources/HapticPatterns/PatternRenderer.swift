@@ -89,6 +89,10 @@ public struct PatternRenderer: Sendable {
     /// Whether the pattern's audio events are played beside it (a `PatternSoundTrack` on a sound
     /// engine); when not, each rendering warns that they were not.
     public var playsAudio: Bool
+    /// Whether the rendering keeps the designed intensity and sharpness (`RenderedPattern`'s
+    /// plot curves; empty when not). A microcontroller renders without them: the drive stream
+    /// is the same, in a third of the memory.
+    public var recordsDesign = true
     /// Apply HapticSharpnessControl to continuous events only, as Apple's AHAP article says.
     public init(rate: Double = 200, strategy: Strategy = .automatic, playsAudio: Bool = false) {
         self.rate = rate
@@ -115,6 +119,9 @@ public struct PatternRenderer: Sendable {
     static func bounded(_ pattern: HapticPattern, warnings: inout [String]) -> HapticPattern {
         func usable(_ value: Double) -> Bool { value.isFinite && value >= 0 && value <= maximumSeconds }
         var dropped = 0
+        // Whether a kept event was clamped (compared field by field: an event's == compares its
+        // audio parameters' dictionary, which would bring Unicode's tables into a firmware image).
+        var clamped = false
         let events = pattern.events.compactMap { event -> HapticPattern.Event? in
             guard usable(event.time), usable(event.duration), event.intensity.isFinite, event.sharpness.isFinite else {
                 dropped += 1
@@ -124,13 +131,14 @@ public struct PatternRenderer: Sendable {
             copy.duration = min(copy.duration, 30)
             copy.intensity = min(1, max(0, copy.intensity))
             copy.sharpness = min(1, max(0, copy.sharpness))
+            if copy.duration != event.duration || copy.intensity != event.intensity || copy.sharpness != event.sharpness { clamped = true }
             return copy
         }
         let parameters = pattern.parameters.filter { usable($0.time) && $0.value.isFinite }
         let curves = pattern.curves.filter { curve in usable(curve.time) && curve.points.allSatisfy { usable($0.time) && $0.value.isFinite } }
         dropped += (pattern.parameters.count - parameters.count) + (pattern.curves.count - curves.count)
         if dropped > 0 { warnings.append("\(dropped) element(s) with times or values that cannot be played were left out") }
-        return dropped == 0 && events == pattern.events ? pattern : HapticPattern(events: events, parameters: parameters, curves: curves)
+        return dropped == 0 && !clamped ? pattern : HapticPattern(events: events, parameters: parameters, curves: curves)
     }
 
     /// The ROM click for a transient.
@@ -183,27 +191,34 @@ public struct PatternRenderer: Sendable {
         let designed = pattern.duration
         let steps = max(1, Int((designed * rate).rounded(.up)) + 1)
 
-        // Designed curves for plots (and the stream's intensity control).
-        var intensityControl = [Double](repeating: 1, count: steps)
-        var sharpnessControl = [Double](repeating: 0, count: steps)
+        // The controls a step at a time over the designed length (the intensity control scales
+        // the stream; the sharpness control only the plots), kept only where the pattern has one.
         let hasIntensityControl =
-            !(pattern.curves + []).filter { $0.id == .hapticIntensityControl }.isEmpty
+            pattern.curves.contains { $0.id == .hapticIntensityControl }
             || pattern.parameters.contains { $0.id == .hapticIntensityControl }
         let hasSharpnessControl =
             pattern.curves.contains { $0.id == .hapticSharpnessControl }
             || pattern.parameters.contains { $0.id == .hapticSharpnessControl }
-        for index in 0..<steps {
-            let time = Double(index) / rate
-            if hasIntensityControl { intensityControl[index] = pattern.control(.hapticIntensityControl, at: time) }
-            if hasSharpnessControl { sharpnessControl[index] = pattern.control(.hapticSharpnessControl, at: time) }
+        func controlSteps(_ id: HapticPattern.ParameterID) -> [Double] {
+            var values: [Double] = []
+            values.reserveCapacity(steps)
+            for index in 0..<steps { values.append(pattern.control(id, at: Double(index) / rate)) }
+            return values
         }
+        let intensityControl = hasIntensityControl ? controlSteps(.hapticIntensityControl) : []
+        let sharpnessControl = hasSharpnessControl && recordsDesign ? controlSteps(.hapticSharpnessControl) : []
+        /// The intensity control at a step; past the designed length, its last value.
+        func intensity(at index: Int) -> Double {
+            index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+        }
+        let design = recordsDesign
 
         let romOnly =
             strategy == .rom
             || (strategy == .automatic && continuous.isEmpty && !hasIntensityControl && !transients.isEmpty
                 && close == 0)
-        var designedIntensity = [Double](repeating: 0, count: steps)
-        var designedSharpness = [Double](repeating: 0, count: steps)
+        var designedIntensity = [Double](repeating: 0, count: design ? steps : 0)
+        var designedSharpness = [Double](repeating: 0, count: design ? steps : 0)
         var samples = [Double](repeating: 0, count: steps)
         var tailSteps = steps
 
@@ -221,8 +236,10 @@ public struct PatternRenderer: Sendable {
             if last + 1 > samples.count {
                 let grow = last + 1 - samples.count
                 samples += [Double](repeating: 0, count: grow)
-                designedIntensity += [Double](repeating: 0, count: grow)
-                designedSharpness += [Double](repeating: 0, count: grow)
+                if design {
+                    designedIntensity += [Double](repeating: 0, count: grow)
+                    designedSharpness += [Double](repeating: 0, count: grow)
+                }
             }
             tailSteps = max(tailSteps, last + 1)
             guard first <= last else { continue }
@@ -236,9 +253,10 @@ public struct PatternRenderer: Sendable {
                     envelope *= exp(-(local - attack) / max(decay, 0.001) * 3)
                     if local > event.duration { envelope = 0 }
                 }
-                let control = !event.followsIntensityControl ? 1 : index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+                let control = event.followsIntensityControl ? intensity(at: index) : 1
                 let level = event.intensity * control * envelope
                 samples[index] += level
+                guard design else { continue }
                 designedIntensity[index] = max(designedIntensity[index], level)
                 let sharpControl = index < sharpnessControl.count ? sharpnessControl[index] : 0
                 designedSharpness[index] = min(1, max(0, event.sharpness + sharpControl))
@@ -248,7 +266,7 @@ public struct PatternRenderer: Sendable {
         var hits: [RenderedPattern.Hit] = []
         for event in transients {
             let index = max(0, Int((event.time * rate).rounded()))
-            let control = !event.followsIntensityControl ? 1 : index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
+            let control = event.followsIntensityControl ? intensity(at: index) : 1
             let strength = min(1, max(0, event.intensity * control))
             if romOnly {
                 hits.append(.init(time: event.time, effect: PatternRenderer.effect(intensity: strength, sharpness: event.sharpness)))
@@ -258,13 +276,16 @@ public struct PatternRenderer: Sendable {
             if index + count > samples.count {
                 let grow = index + count - samples.count
                 samples += [Double](repeating: 0, count: grow)
-                designedIntensity += [Double](repeating: 0, count: grow)
-                designedSharpness += [Double](repeating: 0, count: grow)
+                if design {
+                    designedIntensity += [Double](repeating: 0, count: grow)
+                    designedSharpness += [Double](repeating: 0, count: grow)
+                }
             }
             tailSteps = max(tailSteps, index + count)
             for offset in 0..<count {
                 let u = (Double(offset) + 0.5) / Double(count)
                 samples[index + offset] += strength * PatternRenderer.transientShape(sharpness: event.sharpness, u: u)
+                guard design else { continue }
                 designedIntensity[index + offset] = max(designedIntensity[index + offset], strength)
                 designedSharpness[index + offset] = max(designedSharpness[index + offset], event.sharpness)
             }

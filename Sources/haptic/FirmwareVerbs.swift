@@ -6,7 +6,7 @@ import HardwareAccess
 import LinuxHardware
 
 /// `--device serial:PATH`: the verbs that a microcontroller running the project's firmware
-/// answers (play, stop, status). The firmware drives its own chip; this program asks by name.
+/// answers (play, pattern, stop, status). The firmware drives its own chip; this program asks by name.
 enum FirmwareCall {
     /// Opens the port and checks that the firmware answers.
     static func open(_ path: String) throws -> (FirmwareDevice, FirmwareDevice.Status) {
@@ -41,6 +41,36 @@ enum FirmwareCall {
             }
         } catch {
             throw CLIError.from(error)
+        }
+    }
+
+    /// Uploads a pattern file's pattern; the firmware renders it and plays it on its timer.
+    static func pattern(_ global: GlobalOptions, port: String, file: String, document: PatternDocument) throws {
+        let (device, status) = try open(port)
+        let name = (file as NSString).lastPathComponent
+        let audio = document.pattern.events.filter { !$0.type.isHaptic }.count
+        if !global.json {
+            print("\(name): \(String(format: "%.3f", document.pattern.duration)) s designed; rendered and played on the firmware")
+            for warning in document.warnings { print("warning: \(warning)") }
+            if audio > 0 { print("warning: \(audio) audio event(s) not played: the firmware plays haptics only") }
+        }
+        let start = ContinuousClock.now
+        let rendered: (levels: Int, length: Duration)
+        do {
+            rendered = try device.playPattern(document.pattern)
+        } catch {
+            throw CLIError.from(error)
+        }
+        let took = ContinuousClock.now - start
+        if global.json {
+            try printJSON([
+                "file": file, "played": true, "board": status.board, "chip": status.chip, "levels": rendered.levels,
+                "renderedMilliseconds": rendered.length.nanoseconds / 1_000_000, "tookMilliseconds": took.nanoseconds / 1_000_000
+            ])
+        } else {
+            print(
+                "firmware: \(rendered.levels) levels (\(rendered.length.nanoseconds / 1_000_000) ms) played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby"
+            )
         }
     }
 
@@ -81,7 +111,7 @@ extension CLIError {
             return CLIError(error.description, exitCode: serial.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
         case .noAnswer: return CLIError(error.description, exitCode: CLIError.unavailable)
         case let .refused(kind, _):
-            return CLIError(error.description, exitCode: kind == "unknown-feedback" || kind == "bad-argument" ? CLIError.dataError : CLIError.runtime)
+            return CLIError(error.description, exitCode: ["unknown-feedback", "bad-argument", "too-long"].contains(kind) ? CLIError.dataError : CLIError.runtime)
         }
     }
 }

@@ -70,7 +70,7 @@ struct GlobalOptions: ParsableArguments {
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {
         if serialDevice != nil {
-            throw CLIError("--device serial: is a microcontroller running the haptics firmware: only play, stop and status go to it", exitCode: CLIError.usage)
+            throw CLIError("--device serial: is a microcontroller running the haptics firmware: only play, pattern, stop and status go to it", exitCode: CLIError.usage)
         }
         if let device {
             guard board == nil, bus == nil else { throw CLIError("--device names the vibrator: give it without --board or --bus", exitCode: CLIError.usage) }

@@ -64,6 +64,15 @@ struct PatternCommand: ParsableCommand {
                 } while loop
                 return
             }
+            if let port = global.serialDevice {
+                guard !all, !loop, patternOptions.rate == 200, patternOptions.strategy != .rom, audio.audioDevice == nil, audio.audioOutput == nil else {
+                    throw CLIError(
+                        "--device serial: plays a pattern once, rendered on the firmware at 200 updates a second: without --all, --loop, --rate, --strategy rom or an audio output",
+                        exitCode: CLIError.usage)
+                }
+                try FirmwareCall.pattern(global, port: port, file: file, document: document)
+                return
+            }
             // The pattern's audio events: required when an audio output was named (a missing or
             // corrupt sound, or an absent device, then fails before anything plays); otherwise
             // played when they can be, and a warning says why not.

@@ -100,6 +100,67 @@ public final class FirmwareDevice: @unchecked Sendable {
         }
     }
 
+    /// Uploads `pattern`'s haptic events, parameters and curves (`upload`), has the firmware
+    /// render it with the renderer this build uses (`PatternRenderer`, 200 steps a second, as a
+    /// real-time stream), plays it on the firmware's timer (`start`) and waits for its end.
+    /// Returns the stream the firmware rendered: its levels and its length. Audio events stay
+    /// here (the firmware has no sound).
+    @discardableResult
+    public func playPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
+        try locked { () throws(FirmwareDeviceError) in
+            for command in Self.uploadCommands(pattern) { _ = try request(command, expecting: "ok upload") }
+            let rendered = try request("upload end", expecting: "ok upload end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
+            let answer = try request("start", expecting: "ok start")
+            let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+            try awaitDone("pattern", within: .milliseconds(milliseconds * 2 + 1000))
+            return (rendered.first ?? 0, .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
+        }
+    }
+
+    /// The `upload` lines for `pattern`, from `upload begin` to the last element (`upload end`
+    /// is the caller's): times in whole microseconds, values in millionths, so a value written
+    /// with up to six decimals arrives as the same `Double`. What the renderer would leave out
+    /// (a time or value that is not a number, a time past its 600 s) is left out here too, and
+    /// values are clamped to their ranges as the renderer clamps them.
+    static func uploadCommands(_ pattern: HapticPattern) -> [String] {
+        func micros(_ seconds: Double) -> Int? {
+            guard seconds.isFinite, seconds >= 0, seconds <= PatternRenderer.maximumSeconds else { return nil }
+            return Int((seconds * 1_000_000).rounded())
+        }
+        func millionths(_ value: Double, _ range: ClosedRange<Double> = 0...1) -> Int? {
+            value.isFinite ? Int((min(range.upperBound, max(range.lowerBound, value)) * 1_000_000).rounded()) : nil
+        }
+        func flag(_ value: Bool) -> String { value ? "1" : "0" }
+        var commands = ["upload begin"]
+        for event in pattern.events {
+            guard let time = micros(event.time), let intensity = millionths(event.intensity), let sharpness = millionths(event.sharpness) else { continue }
+            switch event.type {
+            case .hapticTransient:
+                commands.append("upload transient \(time) \(intensity) \(sharpness) \(flag(event.followsIntensityControl))")
+            case .hapticContinuous:
+                guard let duration = micros(event.duration), let attack = millionths(event.attackTime), let decay = millionths(event.decayTime),
+                    let release = millionths(event.releaseTime)
+                else { continue }
+                commands.append(
+                    "upload continuous \(time) \(duration) \(intensity) \(sharpness) \(attack) \(decay) \(release) \(flag(event.sustained)) \(flag(event.followsIntensityControl))")
+            case .audioContinuous, .audioCustom:
+                continue
+            }
+        }
+        for parameter in pattern.parameters {
+            guard let time = micros(parameter.time), let value = millionths(parameter.value, -1...1) else { continue }
+            commands.append("upload parameter \(parameter.id.rawValue) \(time) \(value)")
+        }
+        for curve in pattern.curves {
+            guard let time = micros(curve.time) else { continue }
+            let points = curve.points.compactMap { point in micros(point.time).flatMap { time in millionths(point.value, -1...1).map { (time, $0) } } }
+            guard points.count == curve.points.count else { continue }
+            commands.append("upload curve \(curve.id.rawValue) \(time)")
+            commands += points.map { "upload point \($0.0) \($0.1)" }
+        }
+        return commands
+    }
+
     /// Sends `command` (one line) and returns the firmware's answer, the first line that starts
     /// with `expecting`; a refusal is thrown. The protocol's further commands, for
     /// `FirmwareChipDriver`.
