@@ -391,6 +391,7 @@ def main():
     board_gaps = [b[0] - a[0] for a, b in zip(board_rtp_writes, board_rtp_writes[1:])]
     board_worst_us = max((abs(gap - 5000) for gap in board_gaps), default=-1)
     too_long_played = [w for w in too_long[2] if w[3][:2] == ["0C", "01"] or w[3][:1] == ["02"]]
+    heap_steps = re.search(r"heap holds (\d+)", too_long[1])
 
     gates = [
         (f"the image says it is for {machine}", f"haptics-firmware {machine} " in hello and f"board={machine} " in status),
@@ -444,7 +445,8 @@ def main():
         f"HIL-MCU: {machine}: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
-        f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us; "
+        f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us, "
+        f"heap room for {heap_steps.group(1) if heap_steps else '?'} steps; "
         f"hapticd --device serial: pattern {len(served_rtp)} of {len(linux_rtp)} levels sent, SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
     print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")

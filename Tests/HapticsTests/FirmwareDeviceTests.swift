@@ -83,6 +83,60 @@ final class ScriptedFirmwareLine: SerialLine {
     }
 }
 
+@Suite struct FirmwarePatternUploadTests {
+    /// A pattern with each kind of element, an audio event and an element the renderer would drop.
+    let pattern = HapticPattern(
+        events: [
+            .init(type: .hapticTransient, time: 0.18, intensity: 0.6, sharpness: 0.2),
+            .init(type: .hapticContinuous, time: 0.3, duration: 1.1, intensity: 0.35, attackTime: 0.8, releaseTime: 0.7),
+            .init(type: .hapticContinuous, time: 0.5, duration: 0.25, intensity: 1.4, sharpness: 0.5, decayTime: 0.125, sustained: false, followsIntensityControl: false),
+            .init(type: .audioCustom, time: 0.2, waveformPath: "click.wav"),
+            .init(type: .hapticTransient, time: .nan, intensity: 1)
+        ],
+        parameters: [.init(id: .hapticIntensityControl, time: 0.5, value: 0.5)],
+        curves: [.init(id: .hapticSharpnessControl, time: 0.1, points: [.init(time: 0, value: -0.25), .init(time: 0.4, value: 0.75)])])
+
+    @Test func aPatternGoesUpInMicrosecondsAndMillionthsAndPlaysOnTheFirmwaresTimer() throws {
+        let line = ScriptedFirmwareLine { command in
+            switch command {
+            case "upload end": return ["ok upload end 306 1530"]
+            case "start": return ["ok start 1530", "done pattern"]
+            default: return command.hasPrefix("upload ") ? ["ok " + command.split(separator: " ").prefix(2).joined(separator: " ")] : ["error unknown-command"]
+            }
+        }
+        let rendered = try FirmwareDevice(line: line).playPattern(pattern)
+        #expect(rendered.levels == 306 && rendered.length == .milliseconds(1530))
+        #expect(
+            line.written == [
+                "upload begin",
+                "upload transient 180000 600000 200000 1",
+                "upload continuous 300000 1100000 350000 500000 800000 0 700000 1 1",
+                // Intensity clamped to 1, as the renderer clamps it; not sustained, not scaled.
+                "upload continuous 500000 250000 1000000 500000 0 125000 0 0 0",
+                "upload parameter HapticIntensityControl 500000 500000",
+                "upload curve HapticSharpnessControl 100000",
+                "upload point 0 -250000",
+                "upload point 400000 750000",
+                "upload end",
+                "start"
+            ])
+        // Each value the firmware parses back is the Double this side had.
+        #expect(Double(180_000) / 1_000_000 == 0.18 && Double(350_000) / 1_000_000 == 0.35 && Double(1_100_000) / 1_000_000 == 1.1)
+    }
+
+    @Test func aPatternTheFirmwareCannotRenderIsNotStarted() {
+        let line = ScriptedFirmwareLine { command in
+            command == "upload end"
+                ? ["error too-long the pattern renders to up to 4004 steps (5 ms each) and this board's heap holds 690: shorten it"]
+                : command.hasPrefix("upload ") ? ["ok upload"] : ["ok start 10", "done pattern"]
+        }
+        #expect(throws: FirmwareDeviceError.refused(kind: "too-long", message: "the pattern renders to up to 4004 steps (5 ms each) and this board's heap holds 690: shorten it")) {
+            try FirmwareDevice(line: line).playPattern(pattern)
+        }
+        #expect(!line.written.contains("start"))
+    }
+}
+
 @Suite struct FirmwareFeedbackTargetTests {
     @Test func generatorsPlayOnTheFirmwareAndSeeItsRefusals() {
         let line = ScriptedFirmwareLine { command in

@@ -31,8 +31,29 @@ func patternRig() throws -> (HapticEngine, SimulatedDRV2605, VirtualClock) {
     return (rig.engine, rig.chip, rig.clock)
 }
 
+/// What a firmware renders (`recordsDesign` off: no plot curves, to fit its heap) must drive the
+/// actuator exactly as the full rendering does.
+func expectSameStreamWithoutTheDesign(_ pattern: HapticPattern, _ what: String) {
+    for strategy in [PatternRenderer.Strategy.automatic, .realTime] {
+        let full = PatternRenderer(strategy: strategy).render(pattern)
+        var lean = PatternRenderer(strategy: strategy)
+        lean.recordsDesign = false
+        let leaner = lean.render(pattern)
+        #expect(leaner.samples == full.samples, "\(what): the stream changed without the design")
+        #expect(leaner.hits == full.hits && leaner.mode == full.mode && leaner.warnings == full.warnings, "\(what)")
+        #expect(leaner.intensity.isEmpty && leaner.sharpness.isEmpty, "\(what): plot curves were kept")
+        #expect(!full.intensity.isEmpty && full.intensity.count >= full.samples.count - 1, "\(what): the full rendering lost its plot curves")
+    }
+}
+
 @Suite("AHAP corpus", .enabled(if: !corpusFiles.isEmpty, "../shared/ahap-corpus is not beside the project"))
 struct CorpusTests {
+    @Test(arguments: corpusFiles)
+    func rendersTheSameStreamWithoutItsPlotCurves(file: String) throws {
+        let document = try PatternFileReader.read(path: corpusDirectory.appendingPathComponent(file).path)
+        expectSameStreamWithoutTheDesign(document.pattern, file)
+    }
+
     @Test(arguments: corpusFiles)
     func parsesRendersAndPlaysOverItsDesignedSpan(file: String) throws {
         let document = try PatternFileReader.read(path: corpusDirectory.appendingPathComponent(file).path)
@@ -629,5 +650,33 @@ final class LockedValues<T: Sendable>: @unchecked Sendable {
             events: [.init(type: .hapticTransient, time: 0, intensity: 1)],
             curves: [.init(id: .audioAttackTimeControl, time: 0, points: [.init(time: 0, value: 0.5), .init(time: 1, value: 0)])])
         #expect(PatternRenderer().render(pattern).warnings.contains { $0.contains("AudioAttackTimeControl not applied") })
+    }
+}
+
+@Suite struct LeanRenderingTests {
+    @Test func controlsCurvesAndClippingStreamTheSameWithoutPlotCurves() {
+        // Both controls (one a curve past the designed end), overlapping events that clip, a
+        // transient exempt from the intensity control, and the examples shipped with the project.
+        let pattern = HapticPattern(
+            events: [
+                .init(type: .hapticContinuous, time: 0, duration: 0.4, intensity: 0.9, sharpness: 0.7, attackTime: 0.3, releaseTime: 0.6),
+                .init(type: .hapticContinuous, time: 0.1, duration: 0.2, intensity: 0.8, sustained: false),
+                .init(type: .hapticTransient, time: 0.15, intensity: 1, sharpness: 0.9),
+                .init(type: .hapticTransient, time: 0.35, intensity: 0.7, sharpness: 0.1, followsIntensityControl: false)
+            ],
+            parameters: [.init(id: .hapticSharpnessControl, time: 0.05, value: -0.3)],
+            curves: [.init(id: .hapticIntensityControl, time: 0.02, points: [.init(time: 0, value: 1), .init(time: 0.6, value: 0.2)])])
+        expectSameStreamWithoutTheDesign(pattern, "the controls pattern")
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/patterns")
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []).filter { $0.hasSuffix(".ahap") }
+        #expect(!files.isEmpty)
+        for file in files {
+            guard let document = try? PatternFileReader.read(path: examples.appendingPathComponent(file).path) else {
+                Issue.record("\(file) did not read")
+                continue
+            }
+            expectSameStreamWithoutTheDesign(document.pattern, file)
+        }
     }
 }
