@@ -16,6 +16,7 @@ public struct HapticPattern: Sendable, Equatable {
 
     /// One event: a transient tap, a continuous stretch, or an audio event kept for round trips.
     public struct Event: Sendable, Equatable {
+        /// A transient, a continuous stretch, or an audio event.
         public var type: EventType
         /// Seconds from the start of the pattern.
         public var time: Double
@@ -94,9 +95,11 @@ public struct HapticPattern: Sendable, Equatable {
 
     /// An instant change of a dynamic parameter.
     public struct Parameter: Sendable, Equatable {
+        /// The parameter changed.
         public var id: ParameterID
         /// Seconds from the start of the pattern.
         public var time: Double
+        /// Its value from `time` on, within `id.range`.
         public var value: Double
         /// `id` set to `value` at `time`.
         public init(id: ParameterID, time: Double, value: Double) {
@@ -110,7 +113,9 @@ public struct HapticPattern: Sendable, Equatable {
     public struct ParameterCurve: Sendable, Equatable {
         /// A control point: `time` seconds after the curve's own time.
         public struct Point: Sendable, Equatable {
+            /// Seconds after the curve's own time.
             public var time: Double
+            /// The parameter's value there; between points it is interpolated linearly.
             public var value: Double
             /// A point `time` seconds into the curve.
             public init(time: Double, value: Double) {
@@ -118,9 +123,11 @@ public struct HapticPattern: Sendable, Equatable {
                 self.value = value
             }
         }
+        /// The parameter ramped.
         public var id: ParameterID
         /// Seconds from the start of the pattern; the points' times count from here.
         public var time: Double
+        /// The control points, in time order.
         public var points: [Point]
         /// A curve of `id` through `points`, starting at `time`.
         public init(id: ParameterID, time: Double, points: [Point]) {
