@@ -27,13 +27,16 @@ import HardwareAccess
 final class PatternUpload {
     /// The most events, parameter changes and curve points one pattern may have: room is kept
     /// for them at `begin`, so an upload never fails for memory halfway.
-    static let eventLimit = 32
+    static let eventLimit = 24
     static let parameterLimit = 32
     static let curveLimit = 8
     static let pointLimit = 64
     /// Heap a rendered step may take at its peak: the stream, its copy when it grows and when
     /// it is trimmed, and the intensity control's steps (eight bytes each).
     static let bytesPerStep = 32
+    /// Copies of the event list the renderer may hold at once (the pattern's, the bounded one,
+    /// the haptic, transient and continuous lists, and their growth).
+    static let eventCopies = 6
 
     private var events: [HapticPattern.Event] = []
     private var parameters: [HapticPattern.Parameter] = []
@@ -137,12 +140,16 @@ final class PatternUpload {
         var renderer = PatternRenderer(rate: 200, strategy: .realTime)
         renderer.recordsDesign = false
         let steps = Self.stepBound(pattern, rate: renderer.rate)
-        let room = Int(runtime_heap_free_above())
-        guard steps * Self.bytesPerStep <= room else {
+        let need = steps * Self.bytesPerStep + pattern.events.count * MemoryLayout<HapticPattern.Event>.stride * Self.eventCopies
+        // The stream is one array that grows: its old and new storage side by side, in one piece.
+        var largest = 0
+        let room = Int(runtime_heap_free(&largest))
+        guard need <= room, steps * 8 * 2 <= largest else {
             throw Refusal(
                 kind: "too-long",
-                text: "the pattern renders to up to " + String(steps) + " steps (5 ms each) and this board's heap holds "
-                    + String(room / Self.bytesPerStep) + ": shorten it, or stream it from the host a level at a time")
+                text: "the pattern (" + String(pattern.events.count) + " events, up to " + String(steps)
+                    + " steps of 5 ms) needs about " + String(need) + " bytes of heap to render and this board has " + String(room)
+                    + ": shorten it, or stream it from the host a level at a time")
         }
         let clip = RealTimeClip(tick: .milliseconds(5), levels: renderer.render(pattern).samples)
         rendered = clip

@@ -138,9 +138,18 @@ int *__errno(void) {
 
 /// The most heap ever in use, for the RAM figure `status` prints.
 size_t runtime_heap_high_water(void) { return heap_high_water; }
-/// The bytes above the heap's highest block: what large allocations can count on (a freed block
-/// below it is reused only whole, by a request that fits it).
-size_t runtime_heap_free_above(void) { return (size_t)(__heap_end - (heap_top ? heap_top : __heap_start)); }
+/// The heap's free bytes: above its highest block and in the free blocks below it. `largest`
+/// gets the largest piece in one place (what one allocation can count on).
+size_t runtime_heap_free(size_t *largest) {
+    size_t above = (size_t)(__heap_end - (heap_top ? heap_top : __heap_start));
+    size_t total = above, most = above;
+    for (block *free_block = free_list; free_block; free_block = free_block->next) {
+        total += free_block->size - sizeof(block);
+        if (free_block->size - sizeof(block) > most) most = free_block->size - sizeof(block);
+    }
+    if (largest) *largest = most;
+    return total;
+}
 
 // Hashing seeds (Dictionary, Set): the firmware's tables need no secret seed.
 void arc4random_buf(void *buffer, size_t count) {

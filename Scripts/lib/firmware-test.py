@@ -209,6 +209,31 @@ def main():
         refusal = link.expect("error unknown-feedback")
         link.send("frobnicate")
         unknown = link.expect("error unknown-command")
+        # Bad pattern uploads: each refused with its kind; none crashes the image or plays.
+        bad_uploads = [
+            ("start", "error bad-argument"),  # nothing rendered yet
+            ("upload point 0 0", "error bad-argument"),  # before `upload begin`
+            ("upload begin", "ok upload begin"),
+            ("upload point 0 0", "error bad-argument"),  # before a curve
+            ("upload transient x 1 1 1", "error bad-argument"),
+            ("upload continuous 0 1000", "error bad-argument"),
+            ("upload transient -5 500000 500000 1", "error bad-argument"),
+            ("upload transient 0 2000000 500000 1", "error bad-argument"),
+            ("upload transient 0 500000 500000 2", "error bad-argument"),
+            ("upload parameter NoSuchControl 0 0", "error bad-argument"),
+            ("upload frobnicate", "error bad-argument"),
+        ] + [(f"upload transient {i * 20000} 500000 500000 1", "ok upload transient") for i in range(24)] + [
+            ("upload transient 990000 500000 500000 1", "error too-long"),
+            ("upload begin", "ok upload begin"),
+            ("upload transient 0 500000 500000 1", "ok upload transient"),
+            ("upload end", "ok upload end"),
+        ]
+        upload_answers = []
+        for command, expected in bad_uploads:
+            link.send(command)
+            upload_answers.append((command, expected, link.line()))
+        link.send("status")
+        after_uploads = link.expect("ok status")
         link.send("status")
         status = link.expect("ok status")
         link.send("ping")
@@ -391,8 +416,9 @@ def main():
     board_gaps = [b[0] - a[0] for a, b in zip(board_rtp_writes, board_rtp_writes[1:])]
     board_worst_us = max((abs(gap - 5000) for gap in board_gaps), default=-1)
     too_long_played = [w for w in too_long[2] if w[3][:2] == ["0C", "01"] or w[3][:1] == ["02"]]
-    heap_steps = re.search(r"heap holds (\d+)", too_long[1])
+    heap_room = re.search(r"this board has (\d+)", too_long[1])
 
+    upload_wrong = [(c, e, a) for c, e, a in upload_answers if a is None or not a.startswith(e)]
     gates = [
         (f"the image says it is for {machine}", f"haptics-firmware {machine} " in hello and f"board={machine} " in status),
         (f"{identical} of {len(names)} feedbacks identical to the Linux build's writes", identical == len(names) == 23),
@@ -411,6 +437,8 @@ def main():
          WATCHDOG_MS - WATCHDOG_SLACK_MS <= watchdog_ms <= WATCHDOG_MS + WATCHDOG_SLACK_MS),
         ("after the watchdog: nothing playing, the chip in standby", "playing=-" in after_watchdog and "power=standby" in after_watchdog),
         ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
+        (f"bad pattern uploads refused by kind ({len(upload_answers)} lines, {len(upload_wrong)} answered otherwise), the image answers after them and plays nothing",
+         not upload_wrong and "playing=-" in after_uploads),
         (f"haptic --device serial: status, play success (exit {cli['play success'][0]}), stop: exit 0",
          cli["status"][0] == 0 and cli["play success"][0] == 0 and cli["stop"][0] == 0),
         (f"haptic --device serial: play impact-huge refused (exit {cli['play impact-huge'][0]})", cli["play impact-huge"][0] == 65),
@@ -446,7 +474,7 @@ def main():
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
         f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us, "
-        f"heap room for {heap_steps.group(1) if heap_steps else '?'} steps; "
+        f"heap room {heap_room.group(1) if heap_room else '?'} B; "
         f"hapticd --device serial: pattern {len(served_rtp)} of {len(linux_rtp)} levels sent, SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
     print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
@@ -455,6 +483,7 @@ def main():
         print(f"firmware test: hapticd's pattern levels {served_rtp}; the Linux build's {linux_rtp}", file=sys.stderr)
         print(f"firmware test: haptic pattern --device serial: said {board_pattern[1]!r}; its levels {board_rtp}", file=sys.stderr)
         print(f"firmware test: the 20 s pattern: {too_long[:2]}", file=sys.stderr)
+        print(f"firmware test: uploads answered otherwise: {upload_wrong}", file=sys.stderr)
         print(f"firmware test: around hapticd's SIGTERM: {terminated}", file=sys.stderr)
         print("firmware test: hapticd said:\n" + daemon_output, file=sys.stderr)
         sys.exit(1)

@@ -127,10 +127,13 @@ final class ScriptedFirmwareLine: SerialLine {
     @Test func aPatternTheFirmwareCannotRenderIsNotStarted() {
         let line = ScriptedFirmwareLine { command in
             command == "upload end"
-                ? ["error too-long the pattern renders to up to 4004 steps (5 ms each) and this board's heap holds 690: shorten it"]
+                ? ["error too-long the pattern (1 events, up to 4004 steps of 5 ms) needs about 128128 bytes of heap to render and this board has 17000: shorten it"]
                 : command.hasPrefix("upload ") ? ["ok upload"] : ["ok start 10", "done pattern"]
         }
-        #expect(throws: FirmwareDeviceError.refused(kind: "too-long", message: "the pattern renders to up to 4004 steps (5 ms each) and this board's heap holds 690: shorten it")) {
+        #expect(
+            throws: FirmwareDeviceError.refused(
+                kind: "too-long", message: "the pattern (1 events, up to 4004 steps of 5 ms) needs about 128128 bytes of heap to render and this board has 17000: shorten it")
+        ) {
             try FirmwareDevice(line: line).playPattern(pattern)
         }
         #expect(!line.written.contains("start"))

@@ -42,5 +42,6 @@ uint64_t startup_tick_micros(void);
 // Provided by Support/runtime.c.
 /// The most heap ever in use, in bytes (the RAM figure `status` reports).
 size_t runtime_heap_high_water(void);
-/// The bytes free above the heap's highest block: what a pattern's rendering may take.
-size_t runtime_heap_free_above(void);
+/// The heap's free bytes, and in `largest` its largest free piece: what a pattern's rendering
+/// may take.
+size_t runtime_heap_free(size_t *largest);
