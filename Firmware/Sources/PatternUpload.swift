@@ -23,7 +23,7 @@ import HardwareAccess
 /// AHAP's name (HapticIntensityControl, ...). Every pattern is rendered as a real-time stream:
 /// the Linux build plays a pattern of transients alone as ROM clicks. Events are made with an
 /// empty `Dictionary()` of audio parameters: the default `[:]` is a dictionary literal, whose
-/// code hashes strings and would bring Unicode's normalization tables (32 KB) into the image.
+/// code hashes strings and would bring Unicode's normalization tables (about 50 KB) into the image.
 final class PatternUpload {
     /// The most events, parameter changes and curve points one pattern may have: room is kept
     /// for them at `begin`, so an upload never fails for memory halfway.
@@ -40,8 +40,9 @@ final class PatternUpload {
 
     private var events: [HapticPattern.Event] = []
     private var parameters: [HapticPattern.Parameter] = []
+    /// The curves, their points kept apart (in `points`, by curve) until the pattern is made.
     private var curves: [HapticPattern.ParameterCurve] = []
-    private var points = 0
+    private var points: [(curve: Int, point: HapticPattern.ParameterCurve.Point)] = []
     /// Whether an upload has begun and not ended.
     private(set) var open = false
     /// The last pattern rendered, which `start` plays.
@@ -95,17 +96,14 @@ final class PatternUpload {
             guard arguments.count == 2 else { throw Self.usage }
             let id = try Self.parameter(arguments[0])
             let values = try Self.numbers(Array(arguments.dropFirst()), count: 1)
-            var curve = HapticPattern.ParameterCurve(id: id, time: try Self.seconds(values[0]), points: [])
-            curve.points.reserveCapacity(Self.pointLimit)
-            curves.append(curve)
+            curves.append(HapticPattern.ParameterCurve(id: id, time: try Self.seconds(values[0]), points: []))
             return "upload curve"
         }
         if "point".sameBytes(as: what) {
             guard !curves.isEmpty else { throw Refusal(kind: "bad-argument", text: "upload point follows an upload curve") }
-            guard points < Self.pointLimit else { throw Self.full("curve points", Self.pointLimit) }
+            guard points.count < Self.pointLimit else { throw Self.full("curve points", Self.pointLimit) }
             let values = try Self.numbers(arguments, count: 2)
-            curves[curves.count - 1].points.append(HapticPattern.ParameterCurve.Point(time: try Self.seconds(values[0]), value: try Self.signed(values[1])))
-            points += 1
+            points.append((curves.count - 1, HapticPattern.ParameterCurve.Point(time: try Self.seconds(values[0]), value: try Self.signed(values[1]))))
             return "upload point"
         }
         if "end".sameBytes(as: what) {
@@ -118,25 +116,27 @@ final class PatternUpload {
     /// Forgets what was uploaded or rendered before and keeps room for a pattern's elements.
     private func begin() {
         rendered = nil
-        curves = []
-        points = 0
         events = []
         events.reserveCapacity(Self.eventLimit)
         parameters = []
         parameters.reserveCapacity(Self.parameterLimit)
+        curves = []
         curves.reserveCapacity(Self.curveLimit)
+        points = []
+        points.reserveCapacity(Self.pointLimit)
         open = true
     }
 
     /// Renders what was uploaded as the Linux build would (at 200 steps a second), when the
     /// heap holds the rendering; the elements' room is given back either way.
     private func render() throws(Refusal) -> RealTimeClip {
+        for (index, point) in points { curves[index].points.append(point) }
         let pattern = HapticPattern(events: events, parameters: parameters, curves: curves)
         open = false
         events = []
         parameters = []
         curves = []
-        points = 0
+        points = []
         var renderer = PatternRenderer(rate: 200, strategy: .realTime)
         renderer.recordsDesign = false
         let steps = Self.stepBound(pattern, rate: renderer.rate)
