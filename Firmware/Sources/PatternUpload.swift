@@ -139,7 +139,7 @@ final class PatternUpload {
         points = []
         var renderer = PatternRenderer(rate: 200, strategy: .realTime)
         renderer.recordsDesign = false
-        let steps = Self.stepBound(pattern, rate: renderer.rate)
+        let steps = renderer.maximumSteps(of: pattern)
         let need = steps * Self.bytesPerStep + pattern.events.count * MemoryLayout<HapticPattern.Event>.stride * Self.eventCopies
         // The stream is one array that grows: its old and new storage side by side, in one piece.
         var largest = 0
@@ -154,26 +154,6 @@ final class PatternUpload {
         let clip = RealTimeClip(tick: .milliseconds(5), levels: renderer.render(pattern).samples)
         rendered = clip
         return clip
-    }
-
-    /// The most steps `PatternRenderer` can make of `pattern`: to each event's end plus its
-    /// release (at most a second, when a control may lengthen it) or a transient's burst.
-    static func stepBound(_ pattern: HapticPattern, rate: Double) -> Int {
-        let releaseControlled =
-            pattern.parameters.contains { $0.id == .hapticReleaseTimeControl } || pattern.curves.contains { $0.id == .hapticReleaseTimeControl }
-        var seconds = pattern.duration
-        for event in pattern.events {
-            switch event.type {
-            case .hapticTransient:
-                seconds = max(seconds, event.time + PatternRenderer.transientLength(sharpness: 0))
-            case .hapticContinuous where event.sustained:
-                let release = releaseControlled ? 1 : PatternRenderer.envelopeSeconds(event.releaseTime)
-                seconds = max(seconds, event.end + release)
-            default:
-                continue
-            }
-        }
-        return Int((seconds * rate).rounded(.up)) + 3
     }
 
     static let usage = Refusal(

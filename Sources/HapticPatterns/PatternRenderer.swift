@@ -156,11 +156,35 @@ public struct PatternRenderer: Sendable {
     /// this guards patterns built in code).
     public static let maximumSeconds = 600.0
 
+    /// The updates a second `render` uses: `rate`, or 200 when it is not a number or under 50.
+    var effectiveRate: Double { rate.isFinite && rate >= 50 ? min(rate, 5000) : 200 }
+
+    /// The most steps `render(pattern)` can make, without rendering: to each event's end plus
+    /// its release (up to a second when a release-time control may lengthen it) or a
+    /// transient's burst. What a microcontroller checks its heap against before it renders.
+    public func maximumSteps(of pattern: HapticPattern) -> Int {
+        let releaseControlled =
+            pattern.parameters.contains { $0.id == .hapticReleaseTimeControl } || pattern.curves.contains { $0.id == .hapticReleaseTimeControl }
+        var seconds = pattern.duration
+        for event in pattern.events {
+            switch event.type {
+            case .hapticTransient:
+                seconds = max(seconds, event.time + PatternRenderer.transientLength(sharpness: 0))
+            case .hapticContinuous where event.sustained:
+                let release = releaseControlled ? 1 : PatternRenderer.envelopeSeconds(event.releaseTime)
+                seconds = max(seconds, event.end + release)
+            default:
+                continue
+            }
+        }
+        return Int((seconds * effectiveRate).rounded(.up)) + 3
+    }
+
     /// What the chip should play for `input`, with warnings for what it cannot play as designed.
     public func render(_ input: HapticPattern) -> RenderedPattern {
         var warnings: [String] = []
         let pattern = PatternRenderer.bounded(input, warnings: &warnings)
-        let rate = self.rate.isFinite && self.rate >= 50 ? min(self.rate, 5000) : 200
+        let rate = effectiveRate
         let haptic = pattern.events.filter { $0.type.isHaptic }
         let audio = pattern.events.count - haptic.count
         if audio > 0, !playsAudio {

@@ -43,6 +43,8 @@ func expectSameStreamWithoutTheDesign(_ pattern: HapticPattern, _ what: String) 
         #expect(leaner.hits == full.hits && leaner.mode == full.mode && leaner.warnings == full.warnings, "\(what)")
         #expect(leaner.intensity.isEmpty && leaner.sharpness.isEmpty, "\(what): plot curves were kept")
         #expect(!full.intensity.isEmpty && full.intensity.count >= full.samples.count - 1, "\(what): the full rendering lost its plot curves")
+        // What a firmware checks its heap against before it renders: never less than it renders.
+        #expect(lean.maximumSteps(of: pattern) >= leaner.samples.count, "\(what): \(leaner.samples.count) steps, over the bound")
     }
 }
 
