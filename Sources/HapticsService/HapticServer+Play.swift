@@ -42,7 +42,8 @@ extension HapticServer {
     enum Playable {
         case plan(FeedbackPlan, label: String, seconds: Double)
         case feedback(Feedback, seconds: Double)
-        case pattern(RenderedPattern, warnings: [String])
+        /// A pattern's rendering, and its source for a device that renders patterns itself.
+        case pattern(RenderedPattern, source: PatternSource, warnings: [String])
         case sequence([SequenceNote])
     }
 
@@ -65,7 +66,7 @@ extension HapticServer {
             guard rendered.playedSeconds <= options.maximumPlaySeconds else {
                 throw RequestError(message: "the pattern plays \(rendered.playedSeconds) s; hapticd plays at most \(options.maximumPlaySeconds) s")
             }
-            return (.pattern(rendered, warnings: document.warnings), importance)
+            return (.pattern(rendered, source: PatternSource(pattern: document.pattern), warnings: document.warnings), importance)
         }
         if let text = request.sequence {
             let notes: [SequenceNote]
@@ -90,7 +91,7 @@ extension HapticServer {
             else {
                 throw RequestError(message: "the theme \(theme.name) has no vibration for \(event) in \(app)'s profile or quieter", silenced: true)
             }
-            return (.pattern(PatternRenderer().render(pattern), warnings: []), request.importance ?? resolved.importance)
+            return (.pattern(PatternRenderer().render(pattern), source: PatternSource(pattern: pattern), warnings: []), request.importance ?? resolved.importance)
         }
         let (feedback, eventImportance) = try feedback(of: request)
         let seconds = engine.mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0.05
@@ -116,7 +117,7 @@ extension HapticServer {
         case let .plan(_, _, length), let .feedback(_, length):
             seconds = length
             sequencePlayer = nil
-        case let .pattern(rendered, _):
+        case let .pattern(rendered, _, _):
             seconds = rendered.playedSeconds
             sequencePlayer = nil
         case let .sequence(notes):
@@ -148,8 +149,8 @@ extension HapticServer {
                 sounds.waitForSound(of: feedback, preparing: engine)
             }
             return answer(engine.play(feedback), client: client)
-        case let .pattern(rendered, _):
-            let player = PatternPlayer(engine: engine, pattern: rendered)
+        case let .pattern(rendered, source, _):
+            let player = PatternPlayer(engine: engine, pattern: rendered, source: source)
             player.start()
             return waitWhileConnected(
                 client, seconds: seconds, since: received,

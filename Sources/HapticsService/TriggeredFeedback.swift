@@ -222,7 +222,7 @@ extension HapticServer {
                 guard let rendered else { return nil }
                 // A theme's event with a sound and no vibration: the sound alone.
                 guard !pattern.events.isEmpty else { break }
-                let player = PatternPlayer(engine: self.engine, pattern: rendered)
+                let player = PatternPlayer(engine: self.engine, pattern: rendered, source: PatternSource(pattern: pattern))
                 self.triggered.runs.withLock { $0[id]?.player = player }
                 player.start()
             }

@@ -13,14 +13,15 @@ import HardwareAccess
 ///
 /// The firmware does the real-time part: a ROM sequence plays with `rom` (the firmware checks
 /// its end and puts the chip in standby), and a real-time clip that fits one command line is
-/// uploaded and streamed from the firmware's timer (`pattern`, levels in whole percent). What
-/// does not fit (a long pattern) is streamed from here one level a command (`level`), each held
-/// on the microcontroller until the next.
+/// uploaded and streamed from the firmware's timer (`pattern`, levels in whole percent), and a
+/// pattern is uploaded as designed and rendered there (`upload`, `start`: the same renderer as
+/// here). What the firmware cannot hold (a pattern too long for its memory) is streamed from here
+/// one level a command (`level`), each held on the microcontroller until the next.
 ///
 /// Nothing outlives this process: while something plays, a timer here sends `ping` every
 /// `keepAlive` (half a second), so that when the process dies the firmware's link watchdog
 /// (2 s by default) stops the actuator.
-public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, StoredWaveformPlayback, @unchecked Sendable {
+public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, StoredWaveformPlayback, PatternRenderingDevice, @unchecked Sendable {
     /// The firmware's link.
     public let device: FirmwareDevice
     /// What the firmware said about itself when this driver was made.
@@ -300,5 +301,29 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
         try send(command, expecting: "ok pattern")
         state.withLock { firmwarePlays = true }
         setPower(.ready)
+    }
+
+    // MARK: Patterns rendered on the firmware
+
+    /// The firmware renders at 200 steps a second, always as a real-time stream.
+    public var deviceRenderer: PatternRenderer { PatternRenderer(rate: 200, strategy: .realTime) }
+
+    /// Uploads `pattern` and starts it on the firmware's timer (`upload`, `start`); its end comes
+    /// back as `done pattern`. Nil when the firmware refuses it as `too-long` (nothing plays).
+    public func startRendering(_ pattern: HapticPattern) throws(HapticChipError) -> Duration? {
+        state.withLock {
+            armed = nil
+            failure = nil
+        }
+        let started: (levels: Int, length: Duration)
+        do {
+            started = try device.startPattern(pattern)
+        } catch {
+            if case .refused(kind: "too-long", _) = error { return nil }
+            throw .remote(error.description)
+        }
+        state.withLock { firmwarePlays = true }
+        setPower(.ready)
+        return started.length
     }
 }

@@ -108,13 +108,26 @@ public final class FirmwareDevice: @unchecked Sendable {
     @discardableResult
     public func playPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
         try locked { () throws(FirmwareDeviceError) in
-            for command in Self.uploadCommands(pattern) { _ = try request(command, expecting: "ok upload") }
-            let rendered = try request("upload end", expecting: "ok upload end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
-            let answer = try request("start", expecting: "ok start")
-            let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
-            try awaitDone("pattern", within: .milliseconds(milliseconds * 2 + 1000))
-            return (rendered.first ?? 0, .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
+            let started = try uploadAndStart(pattern)
+            try awaitDone("pattern", within: started.length * 2 + .seconds(1))
+            return started
         }
+    }
+
+    /// Uploads `pattern` and starts it on the firmware's timer, as `playPattern(_:)` does, without
+    /// waiting for its end (`done pattern` comes later, as an unsolicited line). A pattern the
+    /// firmware cannot hold is refused with the kind `too-long`, and nothing plays.
+    @discardableResult
+    public func startPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
+        try locked { () throws(FirmwareDeviceError) in try uploadAndStart(pattern) }
+    }
+
+    private func uploadAndStart(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
+        for command in Self.uploadCommands(pattern) { _ = try request(command, expecting: "ok upload") }
+        let rendered = try request("upload end", expecting: "ok upload end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
+        let answer = try request("start", expecting: "ok start")
+        let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+        return (rendered.first ?? 0, .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
     }
 
     /// The `upload` lines for `pattern`, from `upload begin` to the last element (`upload end`

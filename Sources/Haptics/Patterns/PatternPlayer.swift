@@ -14,6 +14,12 @@ import HardwareAccess
 /// because timer slack and wake-up latency alone are about 100 µs. Only changed levels are written.
 /// Stop, cancel, errors and preemption leave the actuator at zero within one update and the chip
 /// in standby. On a virtual clock there is no thread: the clock's `advance` (or `pump()`) drives it.
+///
+/// On a device that renders patterns itself (`PatternRenderingDevice`: the haptics firmware), a
+/// player given the pattern's `PatternSource` uploads the pattern instead and the device's timer
+/// streams it; the player keeps the chip, watches for the end and stops the device on stop,
+/// cancel, pause and errors. A seek, a loop or a rate other than 1 goes back to streaming from
+/// here, from where the device had got to.
 public final class PatternPlayer: Sendable {
     /// How a playback ended; every ending leaves the actuator at zero.
     public enum Outcome: Sendable, Equatable {
@@ -51,6 +57,10 @@ public final class PatternPlayer: Sendable {
         var work: ScheduledWork?
         /// The sounds placed for the current run (stopped on pause, seek, loop and any stop).
         var soundIDs: [Int] = []
+        /// The device renders the pattern (`PatternRenderingDevice`) and times its stream.
+        var onDevice = false
+        /// A seek while the device rendered: stream from here from the new position.
+        var leaveDevice = false
     }
 
     /// The engine whose chip the player takes for the pattern's length.
@@ -62,6 +72,10 @@ public final class PatternPlayer: Sendable {
     public let soundTrack: PatternSoundTrack?
     /// Where `soundTrack` plays (nil: the audio events are not played).
     public let sounds: SoundEngine?
+    /// What a device that renders patterns itself renders again (nil: the pattern is streamed
+    /// from here on every chip): the source given, unless the rendering was scaled since or plays
+    /// with sounds (which are timed here).
+    private let deviceSource: PatternSource?
     private let state = Locked(State())
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
@@ -71,9 +85,12 @@ public final class PatternPlayer: Sendable {
     ///
     /// With a `soundTrack` and a sound engine, a start without a time begins the haptics the
     /// engine's lead time from now, and each sound is placed so that both are heard together.
+    ///
+    /// `source`, the pattern `pattern` was rendered from and how, lets a device that renders
+    /// patterns itself (`PatternRenderingDevice`) play it from its own timer.
     public init(
         engine: HapticEngine, pattern: RenderedPattern, options: Options = Options(), soundTrack: PatternSoundTrack? = nil,
-        sounds: SoundEngine? = nil
+        sounds: SoundEngine? = nil, source: PatternSource? = nil
     ) {
         self.engine = engine
         self.soundTrack = soundTrack?.isEmpty == true ? nil : soundTrack
@@ -87,6 +104,7 @@ public final class PatternPlayer: Sendable {
             pattern.mode = .realTime
             pattern.samples = pattern.samples.map { $0 * scale }
         }
+        self.deviceSource = scale < 0.999 || (sounds != nil && self.soundTrack != nil) ? nil : source
         self.pattern = pattern
         self.options = options
     }
@@ -141,6 +159,9 @@ public final class PatternPlayer: Sendable {
     }
     /// The timing figures so far.
     public var timing: Timing { state.withLock { $0.timing } }
+    /// Whether the device renders and times the stream now (`PatternRenderingDevice`), not this
+    /// machine.
+    public var rendersOnDevice: Bool { state.withLock { $0.onDevice } }
     /// How playback ended, or nil while it has not.
     public var outcome: Outcome? {
         state.withLock { if case let .finished(outcome) = $0.status { return outcome } else { return nil } }
@@ -226,6 +247,7 @@ public final class PatternPlayer: Sendable {
                 state.originOffset = target
                 state.nextIndex = Int(target * pattern.rate)
                 state.nextHit = pattern.hits.firstIndex { $0.time >= target } ?? pattern.hits.count
+                if state.onDevice { state.leaveDevice = true }
                 return true
             }
             return false
@@ -276,9 +298,20 @@ public final class PatternPlayer: Sendable {
                 return nil
             }
             let token = engine.beginExclusive()
+            // From the start at the designed speed, a device that renders patterns plays it itself.
+            let (fromStart, rate, looping) = state.withLock { ($0.originOffset == 0, $0.playbackRate, $0.loopEnabled) }
+            var onDevice = false
             do {
                 let began: Void? = try engine.withExclusive(token) { core in
-                    if pattern.mode == .realTime { try core.driver.beginRealTimePlayback() } else { try core.driver.wake() }
+                    if let device = core.driver as? any PatternRenderingDevice, let source = deviceSource, fromStart, rate == 1, !looping,
+                        source.rendersTheSame(on: device.deviceRenderer, as: pattern), try device.startRendering(source.pattern) != nil
+                    {
+                        onDevice = true
+                    } else if pattern.mode == .realTime {
+                        try core.driver.beginRealTimePlayback()
+                    } else {
+                        try core.driver.wake()
+                    }
                 }
                 if began == nil {
                     finish(.preempted)
@@ -289,10 +322,14 @@ public final class PatternPlayer: Sendable {
                 finish(.failed(String(describing: error)))
                 return nil
             }
+            // The device starts once the upload is done: its stream's time begins then.
+            let origin = onDevice ? max(at, clock.now) : at
             state.withLock { state in
                 state.token = token
                 state.status = .playing
-                state.origin = at
+                state.onDevice = onDevice
+                state.leaveDevice = false
+                state.origin = origin
                 state.nextIndex = Int(state.originOffset * pattern.rate)
                 state.nextHit = pattern.hits.firstIndex { $0.time >= state.originOffset } ?? pattern.hits.count
                 state.lastLevel = nil
@@ -321,12 +358,18 @@ public final class PatternPlayer: Sendable {
         // when there is nothing to write: what the actuator sees, not when the player woke.
         enum Work {
             case write(UInt64, Double, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
-                loop(UInt64), end, wait(ClockInstant), none
+                loop(UInt64), end, wait(ClockInstant), none, leaveDevice(UInt64), deviceEnd(UInt64, ClockInstant)
         }
         let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
         let work: Work = state.withLock { state in
             guard case .playing = state.status, let token = state.token else { return .none }
             let offset = position(state, now)
+            if state.onDevice {
+                if state.leaveDevice || state.loopEnabled || state.playbackRate != 1 { return .leaveDevice(token) }
+                if offset >= length { return .deviceEnd(token, deadline(state, offset: length)) }
+                // Looked at now and then: a newer feedback or stop() takes the chip meanwhile.
+                return .wait(min(deadline(state, offset: length), now.advanced(by: Self.deviceWatchInterval)))
+            }
             let end = state.loopEnabled && state.loopEnd > 0 ? min(state.loopEnd, length) : length
             if offset >= end {
                 return state.loopEnabled ? .loop(token) : .end
@@ -379,6 +422,63 @@ public final class PatternPlayer: Sendable {
             return writeOwned(token, target: target, then: next) { core in try core.driver.setRealTime(amplitude: level) }
         case let .hit(token, effect, target):
             return writeOwned(token, target: target, then: now) { core in try core.playFromLibrary(WaveformSequence(effect)) }
+        case let .leaveDevice(token):
+            return leaveDevice(token, now)
+        case let .deviceEnd(token, end):
+            return awaitDeviceEnd(token, end: end, now)
+        }
+    }
+
+    /// How often the player looks at the chip's owner while the device plays.
+    static let deviceWatchInterval = Duration.milliseconds(50)
+
+    /// Stops the device's rendering and streams from here, from the current position (a seek,
+    /// a loop or a new rate).
+    private func leaveDevice(_ token: UInt64, _ now: ClockInstant) -> ClockInstant? {
+        do {
+            let left: Void? = try engine.withExclusive(token) { core in
+                try core.driver.stop()
+                try core.driver.beginRealTimePlayback()
+            }
+            guard left != nil else {
+                finish(.preempted)
+                return nil
+            }
+        } catch {
+            finish(.failed(String(describing: error)))
+            return nil
+        }
+        state.withLock { state in
+            state.onDevice = false
+            state.leaveDevice = false
+            state.nextIndex = Int(position(state, now) * pattern.rate)
+            state.lastLevel = nil
+        }
+        return now
+    }
+
+    /// At the stream's end by this machine's clock: finished once the device says it no longer
+    /// plays. A device still playing long after (its clock and this one differ by far less) has
+    /// failed, and is stopped as every other ending stops it.
+    private func awaitDeviceEnd(_ token: UInt64, end: ClockInstant, _ now: ClockInstant) -> ClockInstant? {
+        do {
+            guard let status = try engine.withExclusive(token, { core in try core.driver.playbackStatus() }) else {
+                finish(.preempted)
+                return nil
+            }
+            if !status.playing {
+                finish(.finished)
+                return nil
+            }
+            let grace = Duration.seconds(1) + .secondsClamped(Double(pattern.samples.count) / pattern.rate / 2)
+            guard now < end.advanced(by: grace) else {
+                finish(.failed("the device still played the pattern \(grace) after its end; it was stopped"))
+                return nil
+            }
+            return now.advanced(by: .milliseconds(5))
+        } catch {
+            finish(.failed(String(describing: error)))
+            return nil
         }
     }
 

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HapticChip
+
+/// A chip behind a device that renders patterns itself with this build's `PatternRenderer` and
+/// streams them from its own timer: the haptics firmware on a microcontroller.
+///
+/// A pattern player on such a device uploads the pattern instead of streaming its levels, so the
+/// drive is timed by the device's hardware timer, not by this machine's scheduler (a Linux
+/// process under load can be milliseconds late; the firmware's timer is within microseconds).
+/// The stream is the same: the device runs the same renderer on the same numbers.
+public protocol PatternRenderingDevice: HapticChipDriver {
+    /// How the device renders. A pattern this machine rendered with other settings (another rate,
+    /// another transient spacing) is streamed from here instead, so that what plays is what was
+    /// rendered.
+    var deviceRenderer: PatternRenderer { get }
+
+    /// Uploads `pattern` and starts it on the device's timer; returns how long it plays, or nil
+    /// when the device cannot hold it (too many events, too long for its memory), in which case
+    /// nothing was started and the caller streams it instead. While it plays `playbackStatus()`
+    /// says `playing`; `stop()` ends it.
+    func startRendering(_ pattern: HapticPattern) throws(HapticChipError) -> Duration?
+}
+
+/// The pattern a rendering came from and the renderer that made it: what lets a
+/// `PatternRenderingDevice` render it again, on the device.
+public struct PatternSource: Sendable {
+    /// The pattern as designed.
+    public var pattern: HapticPattern
+    /// How it was rendered here.
+    public var renderer: PatternRenderer
+
+    public init(pattern: HapticPattern, renderer: PatternRenderer = PatternRenderer()) {
+        self.pattern = pattern
+        self.renderer = renderer
+    }
+
+    /// Whether `device` renders `rendered` (this source's rendering, as the player will play it)
+    /// to the same stream: a real-time stream at the device's rate and transient spacing, not
+    /// scaled since.
+    func rendersTheSame(on device: PatternRenderer, as rendered: RenderedPattern) -> Bool {
+        rendered.mode == .realTime && renderer.strategy != .rom && renderer.rate == device.rate && rendered.rate == device.rate
+            && renderer.minimumTransientSpacing == device.minimumTransientSpacing
+    }
+}
