@@ -30,6 +30,7 @@ public struct PatternSource: Sendable {
     /// How it was rendered here.
     public var renderer: PatternRenderer
 
+    /// `pattern` as `renderer` rendered it (the default renderer unless said).
     public init(pattern: HapticPattern, renderer: PatternRenderer = PatternRenderer()) {
         self.pattern = pattern
         self.renderer = renderer
