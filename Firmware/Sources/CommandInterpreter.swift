@@ -15,7 +15,8 @@ import HardwareAccess
 ///     feedbacks          ok feedbacks NAME...
 ///     pattern TICK L...  ok pattern N MS       then: done pattern (levels in percent, -100...100)
 ///     upload ...         ok upload ...         a pattern's elements, rendered here (`PatternUpload`)
-///     start              ok start MS           then: done pattern (the pattern uploaded last)
+///     notes ...          ok notes ...          a sequence's notes and waits, placed here (`NoteUpload`)
+///     start              ok start MS           then: done pattern or done sequence (what was uploaded last)
 ///     watchdog MS        ok watchdog MS        (0: off)
 ///     ping               ok ping
 ///
@@ -38,6 +39,9 @@ final class CommandInterpreter {
     let clock: BoardClock
     var port = SerialPort()
     let upload = PatternUpload()
+    let notes: NoteUpload
+    /// What `start` plays: the pattern or the sequence whose upload ended last.
+    private var startsSequence = false
     /// How long a playback may go on without a byte from the host.
     var watchdogMilliseconds: Int64 = 2000
     private var lastHeard: ClockInstant
@@ -45,13 +49,14 @@ final class CommandInterpreter {
     init(player: FeedbackPlayer, clock: BoardClock) {
         self.player = player
         self.clock = clock
+        notes = NoteUpload(mapping: player.mapping)
         lastHeard = clock.now
     }
 
     /// The commands, by their first word (matched byte for byte, not with `init(rawValue:)`,
     /// whose string comparison would bring the Unicode tables in).
     enum Verb: String, CaseIterable {
-        case play, prepare, stop, status, feedbacks, pattern, upload, start, watchdog, ping, rom, arm, level, wake, standby
+        case play, prepare, stop, status, feedbacks, pattern, upload, notes, start, watchdog, ping, rom, arm, level, wake, standby
     }
 
     /// Reads and answers commands, and steps playback, forever.
@@ -128,18 +133,26 @@ final class CommandInterpreter {
                 guard let (plan, count) = pattern(arguments) else { return }
                 let length = try player.play(plan, name: "pattern")
                 port.send("ok pattern ", String(count), " ", String(length.nanoseconds / 1_000_000))
-            case .upload:
+            case .upload, .notes:
                 do throws(PatternUpload.Refusal) {
-                    port.send("ok ", try upload.take(arguments))
+                    let isNotes = "notes".sameBytes(as: verb)
+                    let answer = isNotes ? try notes.take(arguments) : try upload.take(arguments)
+                    // `start` plays what was begun last, once it has ended.
+                    if let what = arguments.first, "begin".sameBytes(as: what) || "end".sameBytes(as: what) { startsSequence = isNotes }
+                    port.send("ok ", answer)
                 } catch {
                     port.send("error ", error.kind, " ", error.text)
                 }
             case .start:
-                guard let clip = upload.rendered else {
-                    port.send("error bad-argument start plays the pattern uploaded last (upload begin ... upload end): there is none")
+                let length: Duration
+                if startsSequence, let schedule = notes.schedule {
+                    length = try player.playSequence(schedule)
+                } else if !startsSequence, let clip = upload.rendered {
+                    length = try player.play(.realTime(clip), name: "pattern")
+                } else {
+                    port.send("error bad-argument start plays what was uploaded last (upload begin ... upload end, or notes begin ... notes end): there is none")
                     return
                 }
-                let length = try player.play(.realTime(clip), name: "pattern")
                 port.send("ok start ", String(length.nanoseconds / 1_000_000))
             case .watchdog:
                 guard arguments.count == 1, let milliseconds = Int(arguments[0]), (0...60_000).contains(milliseconds) else {
@@ -180,7 +193,7 @@ final class CommandInterpreter {
                 if player.driver.power == .ready { try player.driver.enterStandby() }
                 port.send("ok standby")
             case nil:
-                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, upload, start, watchdog, ping, rom, arm, level, wake, standby")
+                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, upload, notes, start, watchdog, ping, rom, arm, level, wake, standby")
             }
         } catch {
             player.stopQuietly()

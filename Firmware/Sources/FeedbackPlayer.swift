@@ -9,7 +9,11 @@ import HardwareAccess
 /// loop, so that commands (stop above all) are read while a feedback plays. The steps are the
 /// Linux engine's for one feedback: the sequence and GO (`play`), the status read once its
 /// estimated length has passed (polled until three times that length and half a second more),
-/// then standby; a real-time clip is streamed one level per tick on the board's timer.
+/// then standby; a real-time clip is streamed one level per tick on the board's timer. A sequence
+/// (`playSequence`) starts each note at its place on the board's timer, as `haptic sequence`
+/// does on Linux: a feedback note is made ready 20 ms ahead (a ROM sequence loaded and the chip
+/// woken), so that at its time the chip needs one GO; a note preempts the one before it; the sequence ends (`done sequence`) once
+/// its last note has ended and its length has passed.
 final class FeedbackPlayer {
     /// What finished, for the `done` line.
     enum Event {
@@ -20,8 +24,15 @@ final class FeedbackPlayer {
     let driver: DRV2605Driver
     let mapping: FeedbackMapping
     private var clock: any HapticClock { driver.clock }
-    /// The feedback playing, by name.
-    private(set) var playing: String?
+    /// The feedback playing, by name (`sequence` between a sequence's notes).
+    var playing: String? { current ?? (sequence != nil ? "sequence" : nil) }
+    /// The feedback or note playing now, by name.
+    private var current: String?
+    /// The sequence playing: its notes in time, when it started, the next note to start and the
+    /// next to prepare.
+    private var sequence: (schedule: SequenceSchedule<NamedPlan>, start: ClockInstant, next: Int, prepared: Int)?
+    /// How long before its time a ROM note is loaded and the chip woken (Linux's `SequencePlayer.prepareAhead`).
+    static let prepareAhead: Int64 = 20_000_000
     private var busyUntil: ClockInstant?
     private var completionDeadline: ClockInstant?
     /// The clip streaming: its levels, when it started, its tick in nanoseconds, the next index.
@@ -34,9 +45,25 @@ final class FeedbackPlayer {
         self.mapping = mapping
     }
 
-    /// Starts `plan` (stopping what plays); returns its estimated length.
+    /// Starts `plan` (stopping what plays, a sequence included); returns its estimated length.
     func play(_ plan: FeedbackPlan, name: String) throws(HapticChipError) -> Duration {
         if playing != nil { try stop(standby: false) }
+        return try start(plan, name: name)
+    }
+
+    /// Starts `schedule`'s notes on the board's timer from now (stopping what plays); returns
+    /// its length.
+    func playSequence(_ schedule: SequenceSchedule<NamedPlan>) throws(HapticChipError) -> Duration {
+        if playing != nil { try stop(standby: false) }
+        sequence = (schedule, clock.now, 0, 0)
+        return .nanoseconds(Self.nanoseconds(schedule.seconds))
+    }
+
+    private static func nanoseconds(_ seconds: Double) -> Int64 { Int64((min(seconds, 9e9) * 1e9).rounded(.up)) }
+
+    /// Starts `plan` (stopping the note before it, not the sequence).
+    private func start(_ plan: FeedbackPlan, name: String) throws(HapticChipError) -> Duration {
+        if current != nil { try stopCurrent(standby: false) }
         switch plan {
         case let .rom(sequence):
             try driver.play(sequence)
@@ -50,7 +77,7 @@ final class FeedbackPlayer {
             if let first = realTime.levels.first { try driver.setRealTime(amplitude: first) }
             clip = (realTime.levels, start, realTime.tick.nanoseconds, realTime.levels.isEmpty ? 0 : 1)
         }
-        playing = name
+        current = name
         return plan.estimatedDuration
     }
 
@@ -67,7 +94,7 @@ final class FeedbackPlayer {
             if playing != nil { try stop(standby: false) }
             try driver.beginRealTimePlayback()
             holding = true
-            playing = "level"
+            current = "level"
         }
         try driver.setRealTime(amplitude: amplitude)
     }
@@ -78,12 +105,18 @@ final class FeedbackPlayer {
         try driver.wake()
     }
 
-    /// Stops the actuator now and leaves the chip in standby (or awake, when another feedback
-    /// follows at once).
+    /// Stops the actuator now, and the sequence playing, and leaves the chip in standby (or
+    /// awake, when another feedback follows at once).
     func stop(standby: Bool = true) throws(HapticChipError) {
+        sequence = nil
+        try stopCurrent(standby: standby)
+    }
+
+    /// Stops the feedback or note playing (not the sequence).
+    private func stopCurrent(standby: Bool) throws(HapticChipError) {
         busyUntil = nil
         completionDeadline = nil
-        playing = nil
+        current = nil
         if clip != nil || holding {
             clip = nil
             holding = false
@@ -97,34 +130,98 @@ final class FeedbackPlayer {
     /// Stops without throwing (the link watchdog, a failure): the driver's hardest stop, then
     /// standby when the chip still answers.
     func stopQuietly() {
+        sequence = nil
         busyUntil = nil
         completionDeadline = nil
         clip = nil
         holding = false
-        playing = nil
+        current = nil
         driver.stopQuietly()
         if driver.power == .ready { try? driver.enterStandby() }
     }
 
     /// When `step()` next has work, if anything plays.
     var nextDue: ClockInstant? {
-        if let clip { return clip.start.advanced(byNanoseconds: clip.tick * Int64(clip.index)) }
-        return busyUntil
+        var due: ClockInstant?
+        if let clip { due = clip.start.advanced(byNanoseconds: clip.tick * Int64(clip.index)) } else { due = busyUntil }
+        if let sequence {
+            let entries = sequence.schedule.entries
+            // The next note's preparation or start, or the sequence's end.
+            let offset =
+                sequence.prepared < entries.count
+                ? max(0, Self.nanoseconds(entries[sequence.prepared].offset) - Self.prepareAhead)
+                : sequence.next < entries.count ? Self.nanoseconds(entries[sequence.next].offset) : Self.nanoseconds(sequence.schedule.seconds)
+            let at = sequence.start.advanced(byNanoseconds: offset)
+            due = due.map { min($0, at) } ?? at
+        }
+        return due
     }
 
-    /// Does what is due: the next real-time level, or the completion check.
+    /// Does what is due: a sequence's notes, the next real-time level, or the completion check.
     func step() -> Event? {
-        guard let name = playing else { return nil }
+        guard sequence != nil else { return stepCurrent() }
         do throws(HapticChipError) {
-            if let current = clip {
-                guard clock.now >= current.start.advanced(byNanoseconds: current.tick * Int64(current.index)) else { return nil }
-                if current.index < current.levels.count {
-                    try driver.setRealTime(amplitude: current.levels[current.index])
-                    clip = (current.levels, current.start, current.tick, current.index + 1)
+            try stepSequence()
+        } catch {
+            stopQuietly()
+            return .failed("sequence", error)
+        }
+        switch stepCurrent() {
+        case let .failed(_, error)?:
+            sequence = nil
+            return .failed("sequence", error)
+        case .finished?, nil:
+            // A note's end is not the sequence's: that is when every note has started, the last
+            // has ended and the sequence's length has passed.
+            guard let run = sequence, current == nil, run.next == run.schedule.entries.count,
+                clock.now >= run.start.advanced(byNanoseconds: Self.nanoseconds(run.schedule.seconds))
+            else { return nil }
+            sequence = nil
+            if driver.power == .ready { try? driver.enterStandby() }
+            return .finished("sequence")
+        }
+    }
+
+    /// Starts the sequence's notes whose time has come, in order (each preempting the one
+    /// before), and loads the next ROM note ahead of its time while nothing plays.
+    private func stepSequence() throws(HapticChipError) {
+        guard var run = sequence else { return }
+        let entries = run.schedule.entries
+        let now = clock.now
+        while run.next < entries.count, now >= run.start.advanced(byNanoseconds: Self.nanoseconds(entries[run.next].offset)) {
+            let entry = entries[run.next]
+            run.next += 1
+            run.prepared = max(run.prepared, run.next)
+            sequence = run
+            _ = try start(entry.note.plan, name: entry.note.name)
+        }
+        while run.prepared < entries.count,
+            now >= run.start.advanced(byNanoseconds: Self.nanoseconds(entries[run.prepared].offset) - Self.prepareAhead)
+        {
+            let note = entries[run.prepared].note
+            run.prepared += 1
+            sequence = run
+            // As the Linux engine prepares a feedback: only while nothing plays; a ROM sequence
+            // is loaded and the chip woken, a real-time one only woken.
+            guard note.preparedAhead, current == nil else { continue }
+            if case let .rom(rom) = note.plan { try driver.prepare(rom) } else { try driver.wake() }
+        }
+        sequence = run
+    }
+
+    /// The feedback or note playing: its next real-time level, or its completion check.
+    private func stepCurrent() -> Event? {
+        guard let name = current else { return nil }
+        do throws(HapticChipError) {
+            if let running = clip {
+                guard clock.now >= running.start.advanced(byNanoseconds: running.tick * Int64(running.index)) else { return nil }
+                if running.index < running.levels.count {
+                    try driver.setRealTime(amplitude: running.levels[running.index])
+                    clip = (running.levels, running.start, running.tick, running.index + 1)
                     return nil
                 }
                 clip = nil
-                playing = nil
+                current = nil
                 try driver.endRealTimePlayback(standby: true)
                 return .finished(name)
             }
@@ -142,7 +239,7 @@ final class FeedbackPlayer {
             try driver.finishPlayback()
             busyUntil = nil
             completionDeadline = nil
-            playing = nil
+            current = nil
             if driver.power == .ready { try driver.enterStandby() }
             return .finished(name)
         } catch {

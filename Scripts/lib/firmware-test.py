@@ -38,6 +38,10 @@ WATCHDOG_SLACK_MS = 50
 
 
 HEARTBEAT = os.path.join(ROOT, "Examples", "patterns", "heartbeat.ahap")
+# Notes at once (impact-heavy preempted by effect 47), a wait, until-finished: each rule in use.
+# It begins with a feedback the image has not played since the tour (the driver loads only what
+# the chip does not hold, and the Linux build's chip starts empty).
+SEQUENCE = "warning, wait 0.25, impact-heavy, effect 47, until-finished, wait 0.1, selection"
 
 
 def fail(message):
@@ -50,8 +54,9 @@ def bin_path(name):
     return os.path.join(out.stdout.strip(), name)
 
 
-def linux_writes(haptic, name, verb="play"):
-    """The Linux build's bus writes for `haptic VERB NAME` on its simulated chip."""
+def linux_writes(haptic, name, verb="play", timed=False):
+    """The Linux build's bus writes for `haptic VERB NAME` on its simulated chip (with their
+    times in microseconds of its virtual clock when `timed`)."""
     # A machine with no saved calibration, as the image (which keeps none across resets): both
     # calibrate at start-up under the `auto` policy.
     scratch = tempfile.mkdtemp(prefix="firmware-linux-")
@@ -62,9 +67,10 @@ def linux_writes(haptic, name, verb="play"):
         fail(f"haptic {verb} {name} failed: {run.stderr.strip()}")
     writes = []
     for line in (run.stdout + run.stderr).splitlines():
-        match = re.match(r"\s*bus\s+\S+\s+W 0x([0-9A-F]{2}) \[([0-9A-F ]*)\]", line)
+        match = re.match(r"\s*bus\s+(\S+)\s+W 0x([0-9A-F]{2}) \[([0-9A-F ]*)\]", line)
         if match:
-            writes.append((match.group(1), match.group(2).split()))
+            write = (match.group(2), match.group(3).split())
+            writes.append((round(float(match.group(1)) * 1e6),) + write if timed else write)
     return writes
 
 
@@ -218,6 +224,17 @@ def main():
             ("upload frobnicate", "error bad-argument"),
         ] + [(f"upload transient {i * 20000} 500000 500000 1", "ok upload transient") for i in range(24)] + [
             ("upload transient 990000 500000 500000 1", "error too-long"),
+            # A sequence's notes: refused by kind as well.
+            ("notes wait 1000", "error bad-argument"),  # before `notes begin`
+            ("notes begin", "ok notes begin"),
+            ("start", "error bad-argument"),  # begun, not ended
+            ("notes feedback no-such-feedback", "error unknown-feedback"),
+            ("notes effect 124", "error bad-argument"),
+            ("notes wait -1", "error bad-argument"),
+            ("notes until-finished now", "error bad-argument"),
+            ("notes frobnicate", "error bad-argument"),
+        ] + [("notes wait 1000", "ok notes wait") for _ in range(32)] + [
+            ("notes effect 1", "error too-long"),
             ("upload begin", "ok upload begin"),
             ("upload transient 0 500000 500000 1", "ok upload transient"),
             ("upload end", "ok upload end"),
@@ -285,6 +302,12 @@ def main():
         before = len(bridge_transactions(bridge_trace))
         run = subprocess.run([haptic, "pattern", long_pattern, "--device", device], capture_output=True, text=True, timeout=60)
         too_long = (run.returncode, (run.stdout + run.stderr).strip(), [t for t in bridge_transactions(bridge_trace)[before:] if t[1] == "W"])
+
+        # A sequence placed in time on the board by the rules the Linux build uses: `haptic
+        # sequence` uploads its notes and waits, the image starts each note on its timer.
+        before = len(bridge_transactions(bridge_trace))
+        run = subprocess.run([haptic, "sequence", SEQUENCE, "--device", device], capture_output=True, text=True, timeout=60)
+        board_sequence = (run.returncode, (run.stdout + run.stderr).strip(), bridge_transactions(bridge_trace)[before:])
 
         # hapticd serving the microcontroller: this machine's engine and service, the firmware's chip.
         # The chip as the tour left it before success (selection's sequence loaded), so that the
@@ -411,6 +434,21 @@ def main():
     board_worst_us = max((abs(gap - 5000) for gap in board_gaps), default=-1)
     served_gaps = [b[0] - a[0] for a, b in zip(pattern_rtp, pattern_rtp[1:]) if len(a[3]) == 2 and len(b[3]) == 2]
     served_worst_us = max((abs(gap - 5000) for gap in served_gaps), default=-1)
+    # The sequence: the image's writes equal the Linux build's for the same notes after its
+    # start-up, and each GO leaves at the note's place in time on the board's timer.
+    linux_sequence = linux_writes(haptic, SEQUENCE, verb="sequence", timed=True)
+    linux_sequence_writes = [(w[1], w[2]) for w in linux_sequence][len(startup_writes):]
+    sequence_writes = [(t[2], t[3]) for t in board_sequence[2] if t[1] == "W"]
+    linux_gos = [w[0] for w in linux_sequence[len(startup_writes):] if w[2][:2] == ["0C", "01"]]
+    board_gos = [t[0] for t in board_sequence[2] if t[1] == "W" and t[3][:2] == ["0C", "01"]]
+    # Notes placed at the same time start one after another (each stops the one before, loads its
+    # sequence and writes GO: a few bridged writes, which the Linux build's virtual clock does not
+    # count): the first GO of each time is the one compared.
+    # Both from the sequence's first write (its first note's load, as the sequence starts).
+    board_first = next((t[0] for t in board_sequence[2] if t[1] == "W"), 0)
+    linux_first = linux_sequence[len(startup_writes)][0] if len(linux_sequence) > len(startup_writes) else 0
+    go_offsets = [(b - board_first, l - linux_first) for i, (b, l) in enumerate(zip(board_gos, linux_gos)) if i == 0 or l != linux_gos[i - 1]]
+    worst_go_us = max((abs(b - l) for b, l in go_offsets), default=-1)
     too_long_played = [w for w in too_long[2] if w[3][:2] == ["0C", "01"] or w[3][:1] == ["02"]]
     heap_room = re.search(r"this board has (\d+)", too_long[1])
 
@@ -433,7 +471,7 @@ def main():
          WATCHDOG_MS - WATCHDOG_SLACK_MS <= watchdog_ms <= WATCHDOG_MS + WATCHDOG_SLACK_MS),
         ("after the watchdog: nothing playing, the chip in standby", "playing=-" in after_watchdog and "power=standby" in after_watchdog),
         ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
-        (f"bad pattern uploads refused by kind ({len(upload_answers)} lines, {len(upload_wrong)} answered otherwise), the image answers after them and plays nothing",
+        (f"bad pattern and sequence uploads refused by kind ({len(upload_answers)} lines, {len(upload_wrong)} answered otherwise), the image answers after them and plays nothing",
          not upload_wrong and "playing=-" in after_uploads),
         (f"haptic --device serial: status, play success (exit {cli['play success'][0]}), stop: exit 0",
          cli["status"][0] == 0 and cli["play success"][0] == 0 and cli["stop"][0] == 0),
@@ -446,6 +484,14 @@ def main():
          len(board_gaps) > 0 and 0 <= board_worst_us <= 500),
         (f"a 20 s pattern refused (exit {too_long[0]}, 'too-long'), nothing played",
          too_long[0] == 65 and "too-long" in too_long[1] and not too_long_played),
+        (f"haptic sequence --device serial: (exit {board_sequence[0]}): {len(sequence_writes)} writes equal the Linux build's for the same notes",
+         board_sequence[0] == 0 and len(sequence_writes) > 0 and sequence_writes == linux_sequence_writes),
+        # Each note's GO where the Linux build's virtual clock places it. That clock does not move
+        # while the bus is written; the image's does: a note that could not be made ready ahead (the
+        # one before still played, on both) stops it and loads its sequence before its GO, about
+        # a millisecond of bridged transactions and the image's own code.
+        (f"the board's timer started its notes where the Linux build's schedule does ({len(go_offsets)} times, {len(board_gos)} GOs), worst {worst_go_us} us off <= 2000",
+         len(board_gos) == len(linux_gos) and len(go_offsets) > 1 and 0 <= worst_go_us <= 2000),
         (f"hapticd --device serial: play success (exit {served['play success'][0]}) wrote what the tour's success wrote up to its GO ({len(success_to_go)} writes)",
          served["play success"][0] == 0 and len(success_to_go) > 0 and any(served_success[i:i + len(success_to_go)] == success_to_go for i in range(len(served_success)))),
         # hapticd's player uploads the pattern and the board renders and times it: every level the
@@ -474,12 +520,14 @@ def main():
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
         f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us, "
         f"heap room {heap_room.group(1) if heap_room else '?'} B; "
+        f"haptic sequence --device serial: {len(board_gos)} GOs on the board's timer, its notes' times worst {worst_go_us} us off the Linux build's schedule; "
         f"hapticd --device serial: pattern rendered on the board ({len(served_rtp)} writes, worst tick deviation {served_worst_us} us), SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
     print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
     if not all(passed for _, passed in gates):
         print(f"firmware test: the tour's success wrote {success_writes}; through hapticd: {served_success}", file=sys.stderr)
         print(f"firmware test: hapticd's pattern levels {served_rtp}; the Linux build's {linux_rtp}", file=sys.stderr)
+        print(f"firmware test: the sequence ({board_sequence[1]}): the image wrote {sequence_writes}; the Linux build {linux_sequence_writes}; GO offsets (image, Linux) {go_offsets}", file=sys.stderr)
         print(f"firmware test: haptic pattern --device serial: said {board_pattern[1]!r}; its levels {board_rtp}", file=sys.stderr)
         print(f"firmware test: the 20 s pattern: {too_long[:2]}", file=sys.stderr)
         print(f"firmware test: uploads answered otherwise: {upload_wrong}", file=sys.stderr)

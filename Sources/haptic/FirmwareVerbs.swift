@@ -6,7 +6,7 @@ import HardwareAccess
 import LinuxHardware
 
 /// `--device serial:PATH`: the verbs that a microcontroller running the project's firmware
-/// answers (play, pattern, stop, status). The firmware drives its own chip; this program asks by name.
+/// answers (play, pattern, sequence, stop, status). The firmware drives its own chip; this program asks by name.
 enum FirmwareCall {
     /// Opens the port and checks that the firmware answers.
     static func open(_ path: String) throws -> (FirmwareDevice, FirmwareDevice.Status) {
@@ -70,6 +70,35 @@ enum FirmwareCall {
         } else {
             print(
                 "firmware: \(rendered.levels) levels (\(rendered.length.nanoseconds / 1_000_000) ms) played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby"
+            )
+        }
+    }
+
+    /// Uploads a sequence's notes; the firmware places them in time and plays them on its timer.
+    static func sequence(_ global: GlobalOptions, port: String, notes: [SequenceNote]) throws {
+        let commands: [String]
+        do {
+            commands = try FirmwareDevice.noteCommands(notes)
+        } catch {
+            throw CLIError(error.description, exitCode: CLIError.usage)
+        }
+        let (device, status) = try open(port)
+        let start = ContinuousClock.now
+        let placed: (notes: Int, length: Duration)
+        do {
+            placed = try device.playSequence(notes)
+        } catch {
+            throw CLIError.from(error)
+        }
+        let took = ContinuousClock.now - start
+        if global.json {
+            try printJSON([
+                "notes": placed.notes, "played": true, "board": status.board, "chip": status.chip, "commands": commands.count,
+                "designedMilliseconds": placed.length.nanoseconds / 1_000_000, "tookMilliseconds": took.nanoseconds / 1_000_000
+            ])
+        } else {
+            print(
+                "firmware: \(placed.notes) notes (\(placed.length.nanoseconds / 1_000_000) ms) played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby"
             )
         }
     }

@@ -22,7 +22,7 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use); or serial:PORT, a microcontroller running the project's firmware (serial:/dev/ttyACM0; play, pattern, stop and status).",
+            "A vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use); or serial:PORT, a microcontroller running the project's firmware (serial:/dev/ttyACM0; play, pattern, sequence, stop and status).",
             valueName: "device"))
     var device: String?
 
@@ -70,7 +70,7 @@ struct GlobalOptions: ParsableArguments {
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {
         if serialDevice != nil {
-            throw CLIError("--device serial: is a microcontroller running the haptics firmware: only play, pattern, stop and status go to it", exitCode: CLIError.usage)
+            throw CLIError("--device serial: is a microcontroller running the haptics firmware: only play, pattern, sequence, stop and status go to it", exitCode: CLIError.usage)
         }
         if let device {
             guard board == nil, bus == nil else { throw CLIError("--device names the vibrator: give it without --board or --bus", exitCode: CLIError.usage) }

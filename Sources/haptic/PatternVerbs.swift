@@ -248,6 +248,10 @@ struct SequenceCommand: ParsableCommand {
     func run() throws {
         try CLIError.reporting {
             let parsed = try SequenceNote.parse(notes) { path in try patternOptions.read(path).pattern }
+            if let port = global.serialDevice {
+                try FirmwareCall.sequence(global, port: port, notes: parsed)
+                return
+            }
             if let socket = global.serviceSocket {
                 var request = ServiceRequest(.play)
                 request.sequence = notes

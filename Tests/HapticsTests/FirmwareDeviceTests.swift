@@ -164,3 +164,62 @@ final class ScriptedFirmwareLine: SerialLine {
         #expect(line.written == ["play selection", "play impact-heavy"])
     }
 }
+
+@Suite struct FirmwareSequenceTests {
+    @Test func notesGoUpAsTheFirmwaresLinesAndTheEndIsAwaitedWithPings() throws {
+        let notes = try SequenceNote.parse("success, wait 0.25, impact-heavy, effect 47, until-finished, wait 0.000001, selection") { _ in
+            throw SequenceParseError(note: 0, text: "", message: "no patterns here")
+        }
+        var pings = 0
+        let line = ScriptedFirmwareLine { command in
+            switch command {
+            case "notes end": return ["ok notes end 4 812"]
+            case "start": return ["ok start 812"]
+            case "ping":
+                pings += 1
+                // The end comes after the host has kept the link alive twice.
+                return pings == 2 ? ["ok ping", "done sequence"] : ["ok ping"]
+            default: return command.hasPrefix("notes ") ? ["ok " + command.split(separator: " ").prefix(2).joined(separator: " ")] : ["error unknown-command"]
+            }
+        }
+        let device = FirmwareDevice(line: line)
+        device.keepAlive = .milliseconds(10)
+        let placed = try device.playSequence(notes)
+        #expect(placed.notes == 4 && placed.length == .milliseconds(812))
+        #expect(
+            line.written == [
+                "notes begin", "notes feedback success", "notes wait 250000", "notes feedback impact-heavy", "notes effect 47", "notes until-finished",
+                "notes wait 1", "notes feedback selection", "notes end", "start", "ping", "ping"
+            ])
+    }
+
+    @Test func whatTheBoardDoesNotPlayIsRefusedBeforeAnythingIsSent() throws {
+        let pattern = HapticPattern(events: [.init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.5)])
+        let line = ScriptedFirmwareLine { _ in ["ok"] }
+        let device = FirmwareDevice(line: line)
+        #expect(throws: FirmwareDeviceError.refused(kind: "bad-argument", message: FirmwareSequenceError.notOnTheBoard(note: 2, kind: "pattern").description)) {
+            try device.playSequence([.feedback(.notification(.success)), .pattern(pattern)])
+        }
+        #expect(throws: FirmwareSequenceError.fullIntensityOnly(note: 1, feedback: "impact-heavy")) {
+            try FirmwareDevice.noteCommands([.feedback(.impact(.heavy, intensity: 0.4))])
+        }
+        #expect(FirmwareSequenceError.notOnTheBoard(note: 2, kind: "sound").description.contains("hapticd"))
+        #expect(line.written.isEmpty)
+    }
+}
+
+/// The timing rules `SequencePlayer` and the firmware share.
+@Suite struct SequenceScheduleTests {
+    @Test func waitsAddUpAndUntilFinishedWaitsForEverythingBefore() {
+        let schedule = SequenceSchedule<String>([
+            .note("a", seconds: 0.3), .note("b", seconds: 0.1), .wait(0.05), .note("c", seconds: 0.02), .untilFinished, .note("d", seconds: 0.2),
+            .wait(-1), .wait(.nan), .note("e", seconds: .nan), .wait(0.5)
+        ])
+        #expect(schedule.entries.map(\.note) == ["a", "b", "c", "d", "e"])
+        // b starts with a; c after the wait; d once a (the longest) has ended, not c.
+        #expect(schedule.entries.map(\.offset) == [0, 0, 0.05, 0.3, 0.3])
+        #expect(schedule.entries.map(\.seconds) == [0.3, 0.1, 0.02, 0.2, 0])
+        // A trailing wait places nothing: the length is the last end.
+        #expect(schedule.seconds == 0.5)
+    }
+}

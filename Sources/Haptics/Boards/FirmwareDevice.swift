@@ -29,6 +29,10 @@ public final class FirmwareDevice: @unchecked Sendable {
 
     /// How long an answer may take before the device is called unresponsive.
     public var answerTimeout: Duration = .seconds(2)
+    /// While this waits for a playback's end, how long a silence it lets pass before it sends
+    /// `ping`: well under the firmware's link watchdog (2 s unless told otherwise), so that a
+    /// long sequence or pattern is not stopped for a quiet host.
+    public var keepAlive: Duration = .milliseconds(500)
     public let line: any SerialLine
     private var pending: [UInt8] = []
 
@@ -130,6 +134,54 @@ public final class FirmwareDevice: @unchecked Sendable {
         return (rendered.first ?? 0, .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
     }
 
+    /// Uploads a sequence of feedback, ROM effects and waits (`notes`), which the firmware
+    /// places in time by the rules `SequencePlayer` uses (`SequenceSchedule`) and plays on its
+    /// timer (`start`), and waits for its end. Returns the notes placed and the sequence's length.
+    /// Pattern and sound notes, and feedback below full intensity, are refused here before
+    /// anything is sent (`FirmwareSequenceError`).
+    @discardableResult
+    public func playSequence(_ notes: [SequenceNote]) throws(FirmwareDeviceError) -> (notes: Int, length: Duration) {
+        let commands: [String]
+        do {
+            commands = try Self.noteCommands(notes)
+        } catch {
+            throw .refused(kind: "bad-argument", message: error.description)
+        }
+        return try locked { () throws(FirmwareDeviceError) in
+            for command in commands { _ = try request(command, expecting: "ok notes") }
+            let placed = try request("notes end", expecting: "ok notes end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
+            let answer = try request("start", expecting: "ok start")
+            let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+            try awaitDone("sequence", within: .milliseconds(milliseconds * 2 + 1000))
+            return (placed.first ?? 0, .milliseconds(placed.count > 1 ? placed[1] : milliseconds))
+        }
+    }
+
+    /// The `notes` lines for `notes`, from `notes begin` to the last note (`notes end` is the
+    /// caller's): waits in whole microseconds. What the firmware does not play is refused here,
+    /// before anything is sent.
+    public static func noteCommands(_ notes: [SequenceNote]) throws(FirmwareSequenceError) -> [String] {
+        var commands = ["notes begin"]
+        for (index, note) in notes.enumerated() {
+            switch note {
+            case let .feedback(feedback):
+                guard feedback.intensity >= 0.999 else { throw .fullIntensityOnly(note: index + 1, feedback: feedback.kind.name) }
+                commands.append("notes feedback \(feedback.kind.name)")
+            case let .effect(effect):
+                commands.append("notes effect \(effect.rawValue)")
+            case let .wait(seconds):
+                commands.append("notes wait \(Int((min(600, max(0, seconds.isFinite ? seconds : 0)) * 1_000_000).rounded()))")
+            case .waitUntilFinished:
+                commands.append("notes until-finished")
+            case .pattern:
+                throw .notOnTheBoard(note: index + 1, kind: "pattern")
+            case .sound:
+                throw .notOnTheBoard(note: index + 1, kind: "sound")
+            }
+        }
+        return commands
+    }
+
     /// The `upload` lines for `pattern`, from `upload begin` to the last element (`upload end`
     /// is the caller's): times in whole microseconds, values in millionths, so a value written
     /// with up to six decimals arrives as the same `Double`. What the renderer would leave out
@@ -203,12 +255,26 @@ public final class FirmwareDevice: @unchecked Sendable {
         }
     }
 
+    /// Waits for `done NAME`, sending `ping` after each `keepAlive` of silence meanwhile.
     func awaitDone(_ name: String, within timeout: Duration) throws(FirmwareDeviceError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
         while true {
-            let answer = try nextLine(within: timeout, waitingFor: "the end of \(name)")
+            let answer: String
+            do {
+                answer = try nextLine(within: min(keepAlive, max(.zero, clock.now.duration(to: deadline))), waitingFor: "the end of \(name)")
+            } catch {
+                guard case .noAnswer = error, clock.now < deadline else { throw error }
+                do {
+                    try line.write(Array("ping\n".utf8))
+                } catch {
+                    throw .link(error)
+                }
+                continue
+            }
             if answer == "done \(name)" { return }
             if answer.hasPrefix("error ") { throw Self.refusal(answer) }
-            unsolicited(answer)
+            if answer != "ok ping" { unsolicited(answer) }
         }
     }
 
@@ -281,6 +347,24 @@ extension FirmwareDevice: FeedbackTarget {
 
     /// Nothing to release: the firmware puts the chip back in standby after each feedback.
     public func releasePreparation(holder: ObjectIdentifier) {}
+}
+
+/// A sequence note the firmware does not play.
+public enum FirmwareSequenceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A pattern or sound note (`kind`): the board plays feedback, effects and waits.
+    case notOnTheBoard(note: Int, kind: String)
+    /// A feedback note below full intensity: the firmware plays the table's plans as they are.
+    case fullIntensityOnly(note: Int, feedback: String)
+
+    public var description: String {
+        switch self {
+        case let .notOnTheBoard(note, kind):
+            return
+                "note \(note) is a \(kind) note: a sequence on the firmware has feedback, effects and waits only. Hint: play it through hapticd (--socket), which serves the board with patterns and sequences"
+        case let .fullIntensityOnly(note, feedback):
+            return "note \(note) plays \(feedback) below full intensity: the firmware plays feedback at full intensity only. Hint: leave the intensity out"
+        }
+    }
 }
 
 /// Why a request to the firmware failed.

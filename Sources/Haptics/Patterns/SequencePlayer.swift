@@ -54,26 +54,19 @@ public final class SequencePlayer: Sendable {
         self.renderer = renderer
         self.playerOptions = playerOptions
         self.sounds = sounds
-        var schedule: [ScheduledNote] = []
-        var offset = 0.0
+        // Placed in time by the rules the firmware shares (SequenceSchedule).
         let mapping = engine.mapping
-        for note in notes {
+        let steps = notes.map { note -> SequenceSchedule<SequenceNote>.Step in
             switch note {
-            case let .wait(seconds):
-                offset += max(0, seconds)
-            case .waitUntilFinished:
-                offset = max(offset, schedule.map { $0.offset + $0.duration }.max() ?? offset)
-            case let .feedback(feedback):
-                schedule.append(.init(offset: offset, duration: mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0, note: note))
-            case let .effect(effect):
-                schedule.append(.init(offset: offset, duration: effect.estimatedDuration.secondsDouble, note: note))
-            case let .pattern(pattern):
-                schedule.append(.init(offset: offset, duration: renderer.render(pattern).playedSeconds, note: note))
-            case let .sound(sound):
-                schedule.append(.init(offset: offset, duration: sound.duration, note: note))
+            case let .wait(seconds): return .wait(seconds)
+            case .waitUntilFinished: return .untilFinished
+            case let .feedback(feedback): return .note(note, seconds: mapping.plan(for: feedback)?.estimatedDuration.secondsDouble ?? 0)
+            case let .effect(effect): return .note(note, seconds: effect.estimatedDuration.secondsDouble)
+            case let .pattern(pattern): return .note(note, seconds: renderer.render(pattern).playedSeconds)
+            case let .sound(sound): return .note(note, seconds: sound.duration)
             }
         }
-        self.schedule = schedule
+        schedule = SequenceSchedule(steps).entries.map { ScheduledNote(offset: $0.offset, duration: $0.seconds, note: $0.note) }
     }
 
     /// The time from start to the end of the last note.
