@@ -147,8 +147,11 @@ final class CommandInterpreter {
                 let length: Duration
                 if startsSequence, let schedule = notes.schedule {
                     length = try player.playSequence(schedule)
-                } else if !startsSequence, let clip = upload.rendered {
-                    length = try player.play(.realTime(clip), name: "pattern")
+                } else if !startsSequence, let rendering = upload.rendered {
+                    switch rendering {
+                    case let .stream(clip): length = try player.play(.realTime(clip), name: "pattern")
+                    case let .clicks(schedule): length = try player.playSequence(schedule, name: "pattern", holdsChip: true)
+                    }
                 } else {
                     port.send("error bad-argument start plays what was uploaded last (upload begin ... upload end, or notes begin ... notes end): there is none")
                     return

@@ -12,8 +12,11 @@ import HardwareAccess
 /// then standby; a real-time clip is streamed one level per tick on the board's timer. A sequence
 /// (`playSequence`) starts each note at its place on the board's timer, as `haptic sequence`
 /// does on Linux: a feedback note is made ready 20 ms ahead (a ROM sequence loaded and the chip
-/// woken), so that at its time the chip needs one GO; a note preempts the one before it; the sequence ends (`done sequence`) once
-/// its last note has ended and its length has passed.
+/// woken), so that at its time the chip needs one GO; a note preempts the one before it; the
+/// sequence ends (`done sequence`) once its last note has ended and its length has passed. A
+/// pattern's ROM clicks play as the Linux pattern player plays them: the chip woken at the start
+/// and held awake, each click's sequence and GO at its time, and at the end a stop, a status
+/// check and standby.
 final class FeedbackPlayer {
     /// What finished, for the `done` line.
     enum Event {
@@ -25,12 +28,16 @@ final class FeedbackPlayer {
     let mapping: FeedbackMapping
     private var clock: any HapticClock { driver.clock }
     /// The feedback playing, by name (`sequence` between a sequence's notes).
-    var playing: String? { current ?? (sequence != nil ? "sequence" : nil) }
+    var playing: String? { current ?? (sequence != nil ? sequenceName : nil) }
     /// The feedback or note playing now, by name.
     private var current: String?
     /// The sequence playing: its notes in time, when it started, the next note to start and the
     /// next to prepare.
     private var sequence: (schedule: SequenceSchedule<NamedPlan>, start: ClockInstant, next: Int, prepared: Int)?
+    /// The name the sequence plays under (`sequence`, or `pattern` for a pattern's clicks), and
+    /// whether it holds the chip awake and plays each note without watching it (clicks).
+    private var sequenceName = "sequence"
+    private var holdsChip = false
     /// How long before its time a ROM note is loaded and the chip woken (Linux's `SequencePlayer.prepareAhead`).
     static let prepareAhead: Int64 = 20_000_000
     private var busyUntil: ClockInstant?
@@ -52,9 +59,13 @@ final class FeedbackPlayer {
     }
 
     /// Starts `schedule`'s notes on the board's timer from now (stopping what plays); returns
-    /// its length.
-    func playSequence(_ schedule: SequenceSchedule<NamedPlan>) throws(HapticChipError) -> Duration {
+    /// its length. `holdsChip`: a pattern's ROM clicks, played under `name` with the chip held
+    /// awake throughout.
+    func playSequence(_ schedule: SequenceSchedule<NamedPlan>, name: String = "sequence", holdsChip: Bool = false) throws(HapticChipError) -> Duration {
         if playing != nil { try stop(standby: false) }
+        if holdsChip { try driver.wake() }
+        sequenceName = name
+        self.holdsChip = holdsChip
         sequence = (schedule, clock.now, 0, 0)
         return .nanoseconds(Self.nanoseconds(schedule.seconds))
     }
@@ -164,12 +175,13 @@ final class FeedbackPlayer {
             try stepSequence()
         } catch {
             stopQuietly()
-            return .failed("sequence", error)
+            return .failed(sequenceName, error)
         }
+        let name = sequenceName
         switch stepCurrent() {
         case let .failed(_, error)?:
             sequence = nil
-            return .failed("sequence", error)
+            return .failed(name, error)
         case .finished?, nil:
             // A note's end is not the sequence's: that is when every note has started, the last
             // has ended and the sequence's length has passed.
@@ -177,8 +189,22 @@ final class FeedbackPlayer {
                 clock.now >= run.start.advanced(byNanoseconds: Self.nanoseconds(run.schedule.seconds))
             else { return nil }
             sequence = nil
-            if driver.power == .ready { try? driver.enterStandby() }
-            return .finished("sequence")
+            do throws(HapticChipError) {
+                if holdsChip {
+                    // As the Linux pattern player gives the chip back: stopped, checked, standby.
+                    if driver.power == .ready { try driver.stop() }
+                    let status = try driver.playbackStatus()
+                    if status.hasFault {
+                        stopQuietly()
+                        return .failed(name, status.fault)
+                    }
+                }
+                if driver.power == .ready { try driver.enterStandby() }
+            } catch {
+                stopQuietly()
+                return .failed(name, error)
+            }
+            return .finished(name)
         }
     }
 
@@ -193,7 +219,12 @@ final class FeedbackPlayer {
             run.next += 1
             run.prepared = max(run.prepared, run.next)
             sequence = run
-            _ = try start(entry.note.plan, name: entry.note.name)
+            if holdsChip, case let .rom(rom) = entry.note.plan {
+                // A click: its sequence and GO, over the one before if it still plays.
+                try driver.play(rom)
+            } else {
+                _ = try start(entry.note.plan, name: entry.note.name)
+            }
         }
         while run.prepared < entries.count,
             now >= run.start.advanced(byNanoseconds: Self.nanoseconds(entries[run.prepared].offset) - Self.prepareAhead)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Board
+import DRV2605
 import HapticFeedback
 import HapticPatterns
 import HardwareAccess
@@ -17,11 +18,12 @@ import HardwareAccess
 ///     upload parameter ID TIME VALUE
 ///     upload curve ID TIME
 ///     upload point TIME VALUE             (the last curve's; TIME from the curve's own)
-///     upload end                          ok upload end LEVELS MS
+///     upload end                          ok upload end LEVELS MS CLICKS
 ///
 /// SUSTAINED and FOLLOWS (whether the intensity control scales the event) are 0 or 1; ID is
-/// AHAP's name (HapticIntensityControl, ...). Every pattern is rendered as a real-time stream:
-/// the Linux build plays a pattern of transients alone as ROM clicks. Events are made with an
+/// AHAP's name (HapticIntensityControl, ...). The renderer decides as on Linux: a real-time
+/// stream (LEVELS levels), or for a pattern of transients alone, ROM clicks at their times
+/// (CLICKS of them). Events are made with an
 /// empty `Dictionary()` of audio parameters: the default `[:]` is a dictionary literal, whose
 /// code hashes strings and would bring Unicode's normalization tables (about 50 KB) into the image.
 final class PatternUpload {
@@ -45,8 +47,15 @@ final class PatternUpload {
     private var points: [(curve: Int, point: HapticPattern.ParameterCurve.Point)] = []
     /// Whether an upload has begun and not ended.
     private(set) var open = false
+    /// A pattern as the board plays it.
+    enum Rendering {
+        /// A real-time stream, a level each 5 ms.
+        case stream(RealTimeClip)
+        /// ROM clicks at their times, the chip held awake from the first to the end.
+        case clicks(SequenceSchedule<NamedPlan>)
+    }
     /// The last pattern rendered, which `start` plays.
-    private(set) var rendered: RealTimeClip?
+    private(set) var rendered: Rendering?
 
     /// Why a line was refused: `error KIND text`.
     struct Refusal: Error {
@@ -107,8 +116,12 @@ final class PatternUpload {
             return "upload point"
         }
         if "end".sameBytes(as: what) {
-            let clip = try render()
-            return "upload end " + String(clip.levels.count) + " " + String(clip.duration.nanoseconds / 1_000_000)
+            switch try render() {
+            case let .stream(clip):
+                return "upload end " + String(clip.levels.count) + " " + String(clip.duration.nanoseconds / 1_000_000) + " 0"
+            case let .clicks(schedule):
+                return "upload end 0 " + String(Int64(schedule.seconds * 1000)) + " " + String(schedule.entries.count)
+            }
         }
         throw Self.usage
     }
@@ -129,7 +142,7 @@ final class PatternUpload {
 
     /// Renders what was uploaded as the Linux build would (at 200 steps a second), when the
     /// heap holds the rendering; the elements' room is given back either way.
-    private func render() throws(Refusal) -> RealTimeClip {
+    private func render() throws(Refusal) -> Rendering {
         for (index, point) in points { curves[index].points.append(point) }
         let pattern = HapticPattern(events: events, parameters: parameters, curves: curves)
         open = false
@@ -137,7 +150,7 @@ final class PatternUpload {
         parameters = []
         curves = []
         points = []
-        var renderer = PatternRenderer(rate: 200, strategy: .realTime)
+        var renderer = PatternRenderer(rate: 200, strategy: .automatic)
         renderer.recordsDesign = false
         let steps = renderer.maximumSteps(of: pattern)
         let need = steps * Self.bytesPerStep + pattern.events.count * MemoryLayout<HapticPattern.Event>.stride * Self.eventCopies
@@ -151,9 +164,26 @@ final class PatternUpload {
                     + " steps of 5 ms) needs about " + String(need) + " bytes of heap to render and this board has " + String(room)
                     + ": shorten it, or stream it from the host a level at a time")
         }
-        let clip = RealTimeClip(tick: .milliseconds(5), levels: renderer.render(pattern).samples)
-        rendered = clip
-        return clip
+        let made = renderer.render(pattern)
+        let rendering: Rendering
+        switch made.mode {
+        case .realTime:
+            rendering = .stream(RealTimeClip(tick: .milliseconds(5), levels: made.samples))
+        case .rom:
+            // Each click at its time, as the Linux pattern player plays them (hit by hit, no
+            // click made ready ahead).
+            var steps: [SequenceSchedule<NamedPlan>.Step] = []
+            var clock = 0.0
+            for hit in made.hits {
+                steps.append(.wait(hit.time - clock))
+                clock = hit.time
+                let sequence = WaveformSequence(hit.effect)
+                steps.append(.note(NamedPlan(name: "pattern", plan: .rom(sequence)), seconds: hit.effect.estimatedDuration.secondsDouble))
+            }
+            rendering = .clicks(SequenceSchedule(steps))
+        }
+        rendered = rendering
+        return rendering
     }
 
     static let usage = Refusal(

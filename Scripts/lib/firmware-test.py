@@ -38,6 +38,7 @@ WATCHDOG_SLACK_MS = 50
 
 
 HEARTBEAT = os.path.join(ROOT, "Examples", "patterns", "heartbeat.ahap")
+DOORBELL = os.path.join(ROOT, "Examples", "patterns", "doorbell.ahap")
 # Notes at once (impact-heavy preempted by effect 47), a wait, until-finished: each rule in use.
 # It begins with a feedback the image has not played since the tour (the driver loads only what
 # the chip does not hold, and the Linux build's chip starts empty).
@@ -72,6 +73,23 @@ def linux_writes(haptic, name, verb="play", timed=False):
             write = (match.group(2), match.group(3).split())
             writes.append((round(float(match.group(1)) * 1e6),) + write if timed else write)
     return writes
+
+
+def go_offsets(board, linux):
+    """Each time's first GO (`0C 01`), from the first write, on the image's clock (its bridged
+    transactions) and on the Linux build's virtual clock (its timed writes after start-up), in
+    microseconds: [(image, Linux)], and the worst difference. Notes or clicks placed at the same
+    time start one after another (each stops the one before, loads its sequence and writes GO: a
+    few bridged writes, which the Linux build's virtual clock does not count), so only the first
+    GO of each time is compared."""
+    board_writes = [t for t in board if t[1] == "W"]
+    board_gos = [t[0] for t in board_writes if t[3][:2] == ["0C", "01"]]
+    linux_gos = [w[0] for w in linux if w[2][:2] == ["0C", "01"]]
+    if not board_writes or not linux or len(board_gos) != len(linux_gos):
+        return [], -1
+    board_first, linux_first = board_writes[0][0], linux[0][0]
+    pairs = [(b - board_first, l - linux_first) for i, (b, l) in enumerate(zip(board_gos, linux_gos)) if i == 0 or l != linux_gos[i - 1]]
+    return pairs, max((abs(b - l) for b, l in pairs), default=-1)
 
 
 def bridge_transactions(path):
@@ -303,6 +321,11 @@ def main():
         run = subprocess.run([haptic, "pattern", long_pattern, "--device", device], capture_output=True, text=True, timeout=60)
         too_long = (run.returncode, (run.stdout + run.stderr).strip(), [t for t in bridge_transactions(bridge_trace)[before:] if t[1] == "W"])
 
+        # A pattern of transients alone: ROM clicks, as the Linux build plays it.
+        before = len(bridge_transactions(bridge_trace))
+        run = subprocess.run([haptic, "pattern", DOORBELL, "--device", device], capture_output=True, text=True, timeout=60)
+        board_clicks = (run.returncode, (run.stdout + run.stderr).strip(), bridge_transactions(bridge_trace)[before:])
+
         # A sequence placed in time on the board by the rules the Linux build uses: `haptic
         # sequence` uploads its notes and waits, the image starts each note on its timer.
         before = len(bridge_transactions(bridge_trace))
@@ -439,16 +462,13 @@ def main():
     linux_sequence = linux_writes(haptic, SEQUENCE, verb="sequence", timed=True)
     linux_sequence_writes = [(w[1], w[2]) for w in linux_sequence][len(startup_writes):]
     sequence_writes = [(t[2], t[3]) for t in board_sequence[2] if t[1] == "W"]
-    linux_gos = [w[0] for w in linux_sequence[len(startup_writes):] if w[2][:2] == ["0C", "01"]]
-    board_gos = [t[0] for t in board_sequence[2] if t[1] == "W" and t[3][:2] == ["0C", "01"]]
-    # Notes placed at the same time start one after another (each stops the one before, loads its
-    # sequence and writes GO: a few bridged writes, which the Linux build's virtual clock does not
-    # count): the first GO of each time is the one compared.
-    # Both from the sequence's first write (its first note's load, as the sequence starts).
-    board_first = next((t[0] for t in board_sequence[2] if t[1] == "W"), 0)
-    linux_first = linux_sequence[len(startup_writes)][0] if len(linux_sequence) > len(startup_writes) else 0
-    go_offsets = [(b - board_first, l - linux_first) for i, (b, l) in enumerate(zip(board_gos, linux_gos)) if i == 0 or l != linux_gos[i - 1]]
-    worst_go_us = max((abs(b - l) for b, l in go_offsets), default=-1)
+    board_gos = [t for t in board_sequence[2] if t[1] == "W" and t[3][:2] == ["0C", "01"]]
+    sequence_offsets, worst_go_us = go_offsets(board_sequence[2], linux_sequence[len(startup_writes):])
+    # A pattern of transients alone: ROM clicks on the board, as on Linux.
+    linux_clicks = linux_writes(haptic, DOORBELL, verb="pattern", timed=True)
+    linux_clicks_writes = [(w[1], w[2]) for w in linux_clicks][len(startup_writes):]
+    clicks_writes = [(t[2], t[3]) for t in board_clicks[2] if t[1] == "W"]
+    click_offsets, worst_click_us = go_offsets(board_clicks[2], linux_clicks[len(startup_writes):])
     too_long_played = [w for w in too_long[2] if w[3][:2] == ["0C", "01"] or w[3][:1] == ["02"]]
     heap_room = re.search(r"this board has (\d+)", too_long[1])
 
@@ -490,8 +510,12 @@ def main():
         # while the bus is written; the image's does: a note that could not be made ready ahead (the
         # one before still played, on both) stops it and loads its sequence before its GO, about
         # a millisecond of bridged transactions and the image's own code.
-        (f"the board's timer started its notes where the Linux build's schedule does ({len(go_offsets)} times, {len(board_gos)} GOs), worst {worst_go_us} us off <= 2000",
-         len(board_gos) == len(linux_gos) and len(go_offsets) > 1 and 0 <= worst_go_us <= 2000),
+        (f"the board's timer started its notes where the Linux build's schedule does ({len(sequence_offsets)} times, {len(board_gos)} GOs), worst {worst_go_us} us off <= 2000",
+         len(sequence_offsets) > 1 and 0 <= worst_go_us <= 2000),
+        (f"haptic pattern {os.path.basename(DOORBELL)} --device serial: (exit {board_clicks[0]}), transients alone: {len(clicks_writes)} writes (ROM clicks) equal the Linux build's",
+         board_clicks[0] == 0 and "ROM clicks" in board_clicks[1] and len(clicks_writes) > 0 and clicks_writes == linux_clicks_writes),
+        (f"its {len(click_offsets)} clicks' GOs where the Linux build's pattern player puts them, worst {worst_click_us} us off <= 2000",
+         len(click_offsets) > 1 and 0 <= worst_click_us <= 2000),
         (f"hapticd --device serial: play success (exit {served['play success'][0]}) wrote what the tour's success wrote up to its GO ({len(success_to_go)} writes)",
          served["play success"][0] == 0 and len(success_to_go) > 0 and any(served_success[i:i + len(success_to_go)] == success_to_go for i in range(len(served_success)))),
         # hapticd's player uploads the pattern and the board renders and times it: every level the
@@ -520,6 +544,7 @@ def main():
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
         f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us, "
         f"heap room {heap_room.group(1) if heap_room else '?'} B; "
+        f"haptic pattern {os.path.basename(DOORBELL)} --device serial: {len(click_offsets)} ROM clicks, worst {worst_click_us} us off the Linux build's; "
         f"haptic sequence --device serial: {len(board_gos)} GOs on the board's timer, its notes' times worst {worst_go_us} us off the Linux build's schedule; "
         f"hapticd --device serial: pattern rendered on the board ({len(served_rtp)} writes, worst tick deviation {served_worst_us} us), SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
@@ -527,7 +552,8 @@ def main():
     if not all(passed for _, passed in gates):
         print(f"firmware test: the tour's success wrote {success_writes}; through hapticd: {served_success}", file=sys.stderr)
         print(f"firmware test: hapticd's pattern levels {served_rtp}; the Linux build's {linux_rtp}", file=sys.stderr)
-        print(f"firmware test: the sequence ({board_sequence[1]}): the image wrote {sequence_writes}; the Linux build {linux_sequence_writes}; GO offsets (image, Linux) {go_offsets}", file=sys.stderr)
+        print(f"firmware test: the sequence ({board_sequence[1]}): the image wrote {sequence_writes}; the Linux build {linux_sequence_writes}; GO offsets (image, Linux) {sequence_offsets}", file=sys.stderr)
+        print(f"firmware test: the clicks ({board_clicks[1]}): the image wrote {clicks_writes}; the Linux build {linux_clicks_writes}; GO offsets (image, Linux) {click_offsets}", file=sys.stderr)
         print(f"firmware test: haptic pattern --device serial: said {board_pattern[1]!r}; its levels {board_rtp}", file=sys.stderr)
         print(f"firmware test: the 20 s pattern: {too_long[:2]}", file=sys.stderr)
         print(f"firmware test: uploads answered otherwise: {upload_wrong}", file=sys.stderr)

@@ -55,7 +55,7 @@ enum FirmwareCall {
             if audio > 0 { print("warning: \(audio) audio event(s) not played: the firmware plays haptics only") }
         }
         let start = ContinuousClock.now
-        let rendered: (levels: Int, length: Duration)
+        let rendered: FirmwareDevice.Rendering
         do {
             rendered = try device.playPattern(document.pattern)
         } catch {
@@ -64,12 +64,12 @@ enum FirmwareCall {
         let took = ContinuousClock.now - start
         if global.json {
             try printJSON([
-                "file": file, "played": true, "board": status.board, "chip": status.chip, "levels": rendered.levels,
+                "file": file, "played": true, "board": status.board, "chip": status.chip, "levels": rendered.levels, "clicks": rendered.clicks,
                 "renderedMilliseconds": rendered.length.nanoseconds / 1_000_000, "tookMilliseconds": took.nanoseconds / 1_000_000
             ])
         } else {
             print(
-                "firmware: \(rendered.levels) levels (\(rendered.length.nanoseconds / 1_000_000) ms) played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby"
+                "firmware: \(rendered.clicks > 0 ? "\(rendered.clicks) ROM clicks" : "\(rendered.levels) levels") (\(rendered.length.nanoseconds / 1_000_000) ms) played on \(status.board) (\(status.chip)) in \(took.nanoseconds / 1_000_000) ms; the chip is back in standby"
             )
         }
     }

@@ -66,6 +66,24 @@ import Testing
         #expect(!firmware.line.written.contains { $0.hasPrefix("level") })
     }
 
+    @Test func aPatternOfTransientsAloneGoesUpToo() throws {
+        // ROM clicks here, ROM clicks there (the device renders as this build does).
+        let clicks = HapticPattern(events: [
+            .init(type: .hapticTransient, time: 0, intensity: 1, sharpness: 0.7), .init(type: .hapticTransient, time: 0.45, intensity: 0.7, sharpness: 0.4)
+        ])
+        let rendered = PatternRenderer().render(clicks)
+        #expect(rendered.mode == .rom && rendered.hits.count == 2)
+        let firmware = Firmware()
+        let engine = try makeEngine(firmware)
+        defer { _ = engine.shutdown() }
+        let player = PatternPlayer(engine: engine, pattern: rendered, source: PatternSource(pattern: clicks))
+        player.start()
+        #expect(player.rendersOnDevice)
+        #expect(firmware.line.written.filter { $0.hasPrefix("upload ") } == FirmwareDevice.uploadCommands(clicks) + ["upload end"])
+        #expect(player.waitUntilFinished(timeout: .seconds(5)) == .finished)
+        #expect(!firmware.line.written.contains { $0.hasPrefix("rom ") || $0.hasPrefix("level") })
+    }
+
     @Test func aPatternTheDeviceCannotHoldIsStreamedFromHere() throws {
         let firmware = Firmware()
         firmware.refuse = "error too-long the pattern needs about 90000 bytes of heap to render and this board has 17000"

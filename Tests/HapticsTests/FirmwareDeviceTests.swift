@@ -99,13 +99,13 @@ final class ScriptedFirmwareLine: SerialLine {
     @Test func aPatternGoesUpInMicrosecondsAndMillionthsAndPlaysOnTheFirmwaresTimer() throws {
         let line = ScriptedFirmwareLine { command in
             switch command {
-            case "upload end": return ["ok upload end 306 1530"]
+            case "upload end": return ["ok upload end 306 1530 0"]
             case "start": return ["ok start 1530", "done pattern"]
             default: return command.hasPrefix("upload ") ? ["ok " + command.split(separator: " ").prefix(2).joined(separator: " ")] : ["error unknown-command"]
             }
         }
         let rendered = try FirmwareDevice(line: line).playPattern(pattern)
-        #expect(rendered.levels == 306 && rendered.length == .milliseconds(1530))
+        #expect(rendered == FirmwareDevice.Rendering(levels: 306, clicks: 0, length: .milliseconds(1530)))
         #expect(
             line.written == [
                 "upload begin",

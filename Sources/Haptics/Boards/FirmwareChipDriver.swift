@@ -305,8 +305,9 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
 
     // MARK: Patterns rendered on the firmware
 
-    /// The firmware renders at 200 steps a second, always as a real-time stream.
-    public var deviceRenderer: PatternRenderer { PatternRenderer(rate: 200, strategy: .realTime) }
+    /// The firmware renders as this build does by default: 200 steps a second, ROM clicks for a
+    /// pattern of transients alone.
+    public var deviceRenderer: PatternRenderer { PatternRenderer(rate: 200, strategy: .automatic) }
 
     /// Uploads `pattern` and starts it on the firmware's timer (`upload`, `start`); its end comes
     /// back as `done pattern`. Nil when the firmware refuses it as `too-long` (nothing plays).
@@ -315,7 +316,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
             armed = nil
             failure = nil
         }
-        let started: (levels: Int, length: Duration)
+        let started: FirmwareDevice.Rendering
         do {
             started = try device.startPattern(pattern)
         } catch {

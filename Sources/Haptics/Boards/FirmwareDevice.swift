@@ -104,13 +104,29 @@ public final class FirmwareDevice: @unchecked Sendable {
         }
     }
 
+    /// What the firmware rendered of a pattern.
+    public struct Rendering: Sendable, Equatable {
+        /// The real-time stream's levels (0 when it plays ROM clicks).
+        public var levels: Int
+        /// The ROM clicks, for a pattern of transients alone (0 for a stream).
+        public var clicks: Int
+        /// How long it plays.
+        public var length: Duration
+
+        public init(levels: Int, clicks: Int, length: Duration) {
+            self.levels = levels
+            self.clicks = clicks
+            self.length = length
+        }
+    }
+
     /// Uploads `pattern`'s haptic events, parameters and curves (`upload`), has the firmware
-    /// render it with the renderer this build uses (`PatternRenderer`, 200 steps a second, as a
-    /// real-time stream), plays it on the firmware's timer (`start`) and waits for its end.
-    /// Returns the stream the firmware rendered: its levels and its length. Audio events stay
-    /// here (the firmware has no sound).
+    /// render it with the renderer this build uses (`PatternRenderer`, 200 steps a second: a
+    /// real-time stream, or ROM clicks for a pattern of transients alone, as here), plays it on
+    /// the firmware's timer (`start`) and waits for its end. Audio events stay here (the
+    /// firmware has no sound).
     @discardableResult
-    public func playPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
+    public func playPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> Rendering {
         try locked { () throws(FirmwareDeviceError) in
             let started = try uploadAndStart(pattern)
             try awaitDone("pattern", within: started.length * 2 + .seconds(1))
@@ -122,16 +138,18 @@ public final class FirmwareDevice: @unchecked Sendable {
     /// waiting for its end (`done pattern` comes later, as an unsolicited line). A pattern the
     /// firmware cannot hold is refused with the kind `too-long`, and nothing plays.
     @discardableResult
-    public func startPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
+    public func startPattern(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> Rendering {
         try locked { () throws(FirmwareDeviceError) in try uploadAndStart(pattern) }
     }
 
-    private func uploadAndStart(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> (levels: Int, length: Duration) {
+    private func uploadAndStart(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> Rendering {
         for command in Self.uploadCommands(pattern) { _ = try request(command, expecting: "ok upload") }
+        // LEVELS MS CLICKS
         let rendered = try request("upload end", expecting: "ok upload end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
         let answer = try request("start", expecting: "ok start")
         let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
-        return (rendered.first ?? 0, .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
+        return Rendering(
+            levels: rendered.first ?? 0, clicks: rendered.count > 2 ? rendered[2] : 0, length: .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
     }
 
     /// Uploads a sequence of feedback, ROM effects and waits (`notes`), which the firmware

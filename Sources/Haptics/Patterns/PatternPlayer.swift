@@ -297,14 +297,21 @@ public final class PatternPlayer: Sendable {
                 finish(.dropped(reason))
                 return nil
             }
-            let token = engine.beginExclusive()
-            // From the start at the designed speed, a device that renders patterns plays it itself.
+            // From the start at the designed speed, a device that renders patterns as this
+            // rendering was made plays it itself (checked before the chip is taken: a rendering).
             let (fromStart, rate, looping) = state.withLock { ($0.originOffset == 0, $0.playbackRate, $0.loopEnabled) }
+            var uploads = false
+            if let deviceSource, fromStart, rate == 1, !looping,
+                let deviceRenderer = engine.withChip({ ($0 as? any PatternRenderingDevice)?.deviceRenderer })
+            {
+                uploads = deviceSource.rendersTheSame(on: deviceRenderer, as: pattern)
+            }
+            let token = engine.beginExclusive()
             var onDevice = false
             do {
                 let began: Void? = try engine.withExclusive(token) { core in
-                    if let device = core.driver as? any PatternRenderingDevice, let source = deviceSource, fromStart, rate == 1, !looping,
-                        source.rendersTheSame(on: device.deviceRenderer, as: pattern), try device.startRendering(source.pattern) != nil
+                    if uploads, let device = core.driver as? any PatternRenderingDevice, let source = deviceSource,
+                        try device.startRendering(source.pattern) != nil
                     {
                         onDevice = true
                     } else if pattern.mode == .realTime {

@@ -36,11 +36,15 @@ public struct PatternSource: Sendable {
         self.renderer = renderer
     }
 
-    /// Whether `device` renders `rendered` (this source's rendering, as the player will play it)
-    /// to the same stream: a real-time stream at the device's rate and transient spacing, not
-    /// scaled since.
+    /// Whether `device` renders this source to `rendered` (as the player will play it): the same
+    /// mode, and the same stream or the same clicks. Rendered here with the device's settings
+    /// and compared, so a rendering made otherwise (another rate, another strategy) or changed
+    /// since (scaled) is streamed from here instead.
     func rendersTheSame(on device: PatternRenderer, as rendered: RenderedPattern) -> Bool {
-        rendered.mode == .realTime && renderer.strategy != .rom && renderer.rate == device.rate && rendered.rate == device.rate
-            && renderer.minimumTransientSpacing == device.minimumTransientSpacing
+        var renderer = device
+        renderer.recordsDesign = false
+        let there = renderer.render(pattern)
+        guard there.mode == rendered.mode, there.rate == rendered.rate else { return false }
+        return rendered.mode == .realTime ? there.samples == rendered.samples : there.hits == rendered.hits
     }
 }
