@@ -157,11 +157,11 @@ final class FeedbackPlayer {
         if let clip { due = clip.start.advanced(byNanoseconds: clip.tick * Int64(clip.index)) } else { due = busyUntil }
         if let sequence {
             let entries = sequence.schedule.entries
-            // The next note's preparation or start, or the sequence's end.
-            let offset =
-                sequence.prepared < entries.count
-                ? max(0, Self.nanoseconds(entries[sequence.prepared].offset) - Self.prepareAhead)
-                : sequence.next < entries.count ? Self.nanoseconds(entries[sequence.next].offset) : Self.nanoseconds(sequence.schedule.seconds)
+            // The next note's start, the next preparation, or the sequence's end.
+            var offset = sequence.next < entries.count ? Self.nanoseconds(entries[sequence.next].offset) : Self.nanoseconds(sequence.schedule.seconds)
+            if sequence.prepared < entries.count {
+                offset = min(offset, max(0, Self.nanoseconds(entries[sequence.prepared].offset) - Self.prepareAhead))
+            }
             let at = sequence.start.advanced(byNanoseconds: offset)
             due = due.map { min($0, at) } ?? at
         }

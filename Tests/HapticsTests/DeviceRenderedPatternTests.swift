@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DRV2605
 import Foundation
 import HapticChip
 import HardwareAccess
@@ -82,6 +83,19 @@ import Testing
         #expect(firmware.line.written.filter { $0.hasPrefix("upload ") } == FirmwareDevice.uploadCommands(clicks) + ["upload end"])
         #expect(player.waitUntilFinished(timeout: .seconds(5)) == .finished)
         #expect(!firmware.line.written.contains { $0.hasPrefix("rom ") || $0.hasPrefix("level") })
+
+        // A seek leaves the device: the clicks still to come are played from here, as clicks.
+        let seeking = PatternPlayer(engine: engine, pattern: rendered, source: PatternSource(pattern: clicks))
+        seeking.start()
+        #expect(seeking.rendersOnDevice)
+        firmware.clock.advance(by: .milliseconds(10))
+        seeking.seek(to: 0.3)
+        #expect(seeking.waitUntilFinished(timeout: .seconds(5)) == .finished)
+        let written = firmware.line.written
+        let afterSeek = written[((written.lastIndex(of: "start") ?? written.endIndex) + 1)...]
+        #expect(afterSeek.first == "stop")
+        #expect(afterSeek.contains("rom " + WaveformSequence(rendered.hits[1].effect).steps.map { String($0.slotByte) }.joined(separator: " ")))
+        #expect(!afterSeek.contains { $0.hasPrefix("level") })
     }
 
     @Test func aPatternTheDeviceCannotHoldIsStreamedFromHere() throws {
@@ -107,7 +121,7 @@ import Testing
         let engine = try makeEngine(firmware)
         defer { _ = engine.shutdown() }
         let renderer = PatternRenderer(rate: 400)
-        let player = PatternPlayer(engine: engine, pattern: renderer.render(pattern), source: PatternSource(pattern: pattern, renderer: renderer))
+        let player = PatternPlayer(engine: engine, pattern: renderer.render(pattern), source: PatternSource(pattern: pattern))
         player.start()
         #expect(!player.rendersOnDevice)
         player.cancel()

@@ -445,7 +445,7 @@ public final class PatternPlayer: Sendable {
         do {
             let left: Void? = try engine.withExclusive(token) { core in
                 try core.driver.stop()
-                try core.driver.beginRealTimePlayback()
+                if pattern.mode == .realTime { try core.driver.beginRealTimePlayback() } else { try core.driver.wake() }
             }
             guard left != nil else {
                 finish(.preempted)
@@ -456,9 +456,11 @@ public final class PatternPlayer: Sendable {
             return nil
         }
         state.withLock { state in
+            let offset = position(state, now)
             state.onDevice = false
             state.leaveDevice = false
-            state.nextIndex = Int(position(state, now) * pattern.rate)
+            state.nextIndex = Int(offset * pattern.rate)
+            state.nextHit = pattern.hits.firstIndex { $0.time >= offset } ?? pattern.hits.count
             state.lastLevel = nil
         }
         return now
@@ -477,7 +479,7 @@ public final class PatternPlayer: Sendable {
                 finish(.finished)
                 return nil
             }
-            let grace = Duration.seconds(1) + .secondsClamped(Double(pattern.samples.count) / pattern.rate / 2)
+            let grace = Duration.seconds(1) + .secondsClamped(pattern.playedSeconds / 2)
             guard now < end.advanced(by: grace) else {
                 finish(.failed("the device still played the pattern \(grace) after its end; it was stopped"))
                 return nil

@@ -22,18 +22,15 @@ public protocol PatternRenderingDevice: HapticChipDriver {
     func startRendering(_ pattern: HapticPattern) throws(HapticChipError) -> Duration?
 }
 
-/// The pattern a rendering came from and the renderer that made it: what lets a
-/// `PatternRenderingDevice` render it again, on the device.
+/// The pattern a rendering came from: what lets a `PatternRenderingDevice` render it again, on
+/// the device (when the device's renderer makes the same stream or clicks of it).
 public struct PatternSource: Sendable {
     /// The pattern as designed.
     public var pattern: HapticPattern
-    /// How it was rendered here.
-    public var renderer: PatternRenderer
 
-    /// `pattern` as `renderer` rendered it (the default renderer unless said).
-    public init(pattern: HapticPattern, renderer: PatternRenderer = PatternRenderer()) {
+    /// The source of a rendering of `pattern`.
+    public init(pattern: HapticPattern) {
         self.pattern = pattern
-        self.renderer = renderer
     }
 
     /// Whether `device` renders this source to `rendered` (as the player will play it): the same
