@@ -92,7 +92,7 @@ import Testing
         seeking.seek(to: 0.3)
         #expect(seeking.waitUntilFinished(timeout: .seconds(5)) == .finished)
         let written = firmware.line.written
-        let afterSeek = written[((written.lastIndex(of: "start") ?? written.endIndex) + 1)...]
+        let afterSeek = written.lastIndex(of: "start").map { Array(written[($0 + 1)...]) } ?? []
         #expect(afterSeek.first == "stop")
         #expect(afterSeek.contains("rom " + WaveformSequence(rendered.hits[1].effect).steps.map { String($0.slotByte) }.joined(separator: " ")))
         #expect(!afterSeek.contains { $0.hasPrefix("level") })

@@ -145,11 +145,18 @@ public final class FirmwareDevice: @unchecked Sendable {
     private func uploadAndStart(_ pattern: HapticPattern) throws(FirmwareDeviceError) -> Rendering {
         for command in Self.uploadCommands(pattern) { _ = try request(command, expecting: "ok upload") }
         // LEVELS MS CLICKS
-        let rendered = try request("upload end", expecting: "ok upload end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
-        let answer = try request("start", expecting: "ok start")
-        let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+        let (rendered, milliseconds) = try endAndStart("upload")
         return Rendering(
             levels: rendered.first ?? 0, clicks: rendered.count > 2 ? rendered[2] : 0, length: .milliseconds(rendered.count > 1 ? rendered[1] : milliseconds))
+    }
+
+    /// Ends an upload (`upload end`, `notes end`) and starts what it made: the numbers the end's
+    /// answer gave, and the length `start` gave in milliseconds.
+    private func endAndStart(_ upload: String) throws(FirmwareDeviceError) -> (numbers: [Int], milliseconds: Int) {
+        let ended = "\(upload) end"
+        let numbers = try request(ended, expecting: "ok \(ended)").split(separator: " ").dropFirst(3).compactMap { Int($0) }
+        let answer = try request("start", expecting: "ok start")
+        return (numbers, Int(answer.split(separator: " ").last ?? "") ?? 0)
     }
 
     /// Uploads a sequence of feedback, ROM effects and waits (`notes`), which the firmware
@@ -167,9 +174,8 @@ public final class FirmwareDevice: @unchecked Sendable {
         }
         return try locked { () throws(FirmwareDeviceError) in
             for command in commands { _ = try request(command, expecting: "ok notes") }
-            let placed = try request("notes end", expecting: "ok notes end").split(separator: " ").dropFirst(3).compactMap { Int($0) }
-            let answer = try request("start", expecting: "ok start")
-            let milliseconds = Int(answer.split(separator: " ").last ?? "") ?? 0
+            // NOTES MS
+            let (placed, milliseconds) = try endAndStart("notes")
             try awaitDone("sequence", within: .milliseconds(milliseconds * 2 + 1000))
             return (placed.first ?? 0, .milliseconds(placed.count > 1 ? placed[1] : milliseconds))
         }

@@ -14,32 +14,11 @@ import HardwareAccess
 /// because timer slack and wake-up latency alone are about 100 µs. Only changed levels are written.
 /// Stop, cancel, errors and preemption leave the actuator at zero within one update and the chip
 /// in standby. On a virtual clock there is no thread: the clock's `advance` (or `pump()`) drives it.
-///
-/// On a device that renders patterns itself (`PatternRenderingDevice`: the haptics firmware), a
-/// player given the pattern's `PatternSource` uploads the pattern instead and the device's timer
-/// streams it; the player keeps the chip, watches for the end and stops the device on stop,
-/// cancel, pause and errors. A seek, a loop or a rate other than 1 goes back to streaming from
-/// here, from where the device had got to.
+/// A device that renders patterns itself plays them from its own timer (PatternPlayer+Device).
 public final class PatternPlayer: Sendable {
-    /// How a playback ended; every ending leaves the actuator at zero.
-    public enum Outcome: Sendable, Equatable {
-        /// Played to the end.
-        case finished
-        /// `stop()` ended it.
-        case stopped
-        /// `cancel()` ended it (or `runToCompletion` reached its limit).
-        case cancelled
-        /// A newer feedback or `engine.stop()` took the chip.
-        case preempted
-        /// The chip could not be driven (the typed error's text); it was stopped.
-        case failed(String)
-        /// Not played: the policy turns haptics off (as a feedback would be dropped).
-        case dropped(DropReason)
-    }
+    enum Status { case idle, scheduled(ClockInstant), playing, paused, finished(Outcome) }
 
-    private enum Status { case idle, scheduled(ClockInstant), playing, paused, finished(Outcome) }
-
-    private struct State {
+    struct State {
         var status: Status = .idle
         var token: UInt64?
         /// Clock instant at which pattern offset `originOffset` played.
@@ -75,8 +54,9 @@ public final class PatternPlayer: Sendable {
     /// What a device that renders patterns itself renders again (nil: the pattern is streamed
     /// from here on every chip): the source given, unless the rendering was scaled since or plays
     /// with sounds (which are timed here).
-    private let deviceSource: PatternSource?
-    private let state = Locked(State())
+    let deviceSource: PatternSource?
+    /// What the player is doing, behind a lock (its extensions share it).
+    let state = Locked(State())
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
     /// A ROM rendering on a chip without a ROM effect library (DRV2604, DRV2604L) plays its
@@ -109,7 +89,7 @@ public final class PatternPlayer: Sendable {
         self.options = options
     }
 
-    private var clock: any HapticClock { engine.clock }
+    var clock: any HapticClock { engine.clock }
 
     /// A player dropped while it still holds the chip gives it back: the actuator stops.
     deinit { finish(.cancelled) }
@@ -208,25 +188,6 @@ public final class PatternPlayer: Sendable {
         stopSounds()
     }
 
-    /// Stops the sounds placed for this run (5 ms fades).
-    private func stopSounds() {
-        let placed = state.withLock { state -> [Int] in
-            defer { state.soundIDs = [] }
-            return state.soundIDs
-        }
-        sounds?.stop(placed)
-    }
-
-    /// Stops the sounds and places those from `offset` on, heard from `instant` (late when that
-    /// is less than the engine's lead time ahead: counted in its report).
-    private func replaceSounds(from offset: Double, at instant: ClockInstant) {
-        guard let sounds, let soundTrack else { return }
-        stopSounds()
-        let rate = state.withLock { $0.playbackRate }
-        let placed = soundTrack.place(on: sounds, from: offset, at: instant, rate: rate)
-        state.withLock { $0.soundIDs += placed }
-    }
-
     /// Continues a paused playback from where it paused, now or at `time`.
     public func resume(at time: ClockInstant? = nil) {
         let paused = state.withLock { state -> Bool in
@@ -297,15 +258,7 @@ public final class PatternPlayer: Sendable {
                 finish(.dropped(reason))
                 return nil
             }
-            // From the start at the designed speed, a device that renders patterns as this
-            // rendering was made plays it itself (checked before the chip is taken: a rendering).
-            let (fromStart, rate, looping) = state.withLock { ($0.originOffset == 0, $0.playbackRate, $0.loopEnabled) }
-            var uploads = false
-            if let deviceSource, fromStart, rate == 1, !looping,
-                let deviceRenderer = engine.withChip({ ($0 as? any PatternRenderingDevice)?.deviceRenderer })
-            {
-                uploads = deviceSource.rendersTheSame(on: deviceRenderer, as: pattern)
-            }
+            let uploads = deviceRendersThisStart()
             let token = engine.beginExclusive()
             var onDevice = false
             do {
@@ -345,7 +298,7 @@ public final class PatternPlayer: Sendable {
         return step(now)
     }
 
-    private func position(_ state: State, _ now: ClockInstant) -> Double {
+    func position(_ state: State, _ now: ClockInstant) -> Double {
         state.originOffset + now.duration(since: state.origin).secondsDouble * state.playbackRate
     }
 
@@ -436,61 +389,6 @@ public final class PatternPlayer: Sendable {
         }
     }
 
-    /// How often the player looks at the chip's owner while the device plays.
-    static let deviceWatchInterval = Duration.milliseconds(50)
-
-    /// Stops the device's rendering and streams from here, from the current position (a seek,
-    /// a loop or a new rate).
-    private func leaveDevice(_ token: UInt64, _ now: ClockInstant) -> ClockInstant? {
-        do {
-            let left: Void? = try engine.withExclusive(token) { core in
-                try core.driver.stop()
-                if pattern.mode == .realTime { try core.driver.beginRealTimePlayback() } else { try core.driver.wake() }
-            }
-            guard left != nil else {
-                finish(.preempted)
-                return nil
-            }
-        } catch {
-            finish(.failed(String(describing: error)))
-            return nil
-        }
-        state.withLock { state in
-            let offset = position(state, now)
-            state.onDevice = false
-            state.leaveDevice = false
-            state.nextIndex = Int(offset * pattern.rate)
-            state.nextHit = pattern.hits.firstIndex { $0.time >= offset } ?? pattern.hits.count
-            state.lastLevel = nil
-        }
-        return now
-    }
-
-    /// At the stream's end by this machine's clock: finished once the device says it no longer
-    /// plays. A device still playing long after (its clock and this one differ by far less) has
-    /// failed, and is stopped as every other ending stops it.
-    private func awaitDeviceEnd(_ token: UInt64, end: ClockInstant, _ now: ClockInstant) -> ClockInstant? {
-        do {
-            guard let status = try engine.withExclusive(token, { core in try core.driver.playbackStatus() }) else {
-                finish(.preempted)
-                return nil
-            }
-            if !status.playing {
-                finish(.finished)
-                return nil
-            }
-            let grace = Duration.seconds(1) + .secondsClamped(pattern.playedSeconds / 2)
-            guard now < end.advanced(by: grace) else {
-                finish(.failed("the device still played the pattern \(grace) after its end; it was stopped"))
-                return nil
-            }
-            return now.advanced(by: .milliseconds(5))
-        } catch {
-            finish(.failed(String(describing: error)))
-            return nil
-        }
-    }
-
     /// One write to the chip while `token` still owns it, timed against `target`; the player ends
     /// as preempted when the token was taken back, or failed when the write failed.
     private func writeOwned(
@@ -515,7 +413,7 @@ public final class PatternPlayer: Sendable {
         }
     }
 
-    private func finish(_ outcome: Outcome) {
+    func finish(_ outcome: Outcome) {
         let (token, completion, alreadyDone): (UInt64?, (@Sendable (Outcome) -> Void)?, Bool) = state.withLock { state in
             if case .finished = state.status { return (nil, nil, true) }
             let token = state.token
