@@ -11,12 +11,13 @@ import HardwareAccess
 ///     play NAME          ok play NAME MS       then, when it ends: done NAME
 ///     prepare NAME       ok prepare NAME
 ///     stop               ok stop
-///     status             ok status board=B chip=P actuator=erm|lra power=S playing=NAME|- heap=BYTES
+///     status             ok status board=B chip=P actuator=erm|lra loop=L power=S playing=NAME|- heap=BYTES
 ///     feedbacks          ok feedbacks NAME...
 ///     pattern TICK L...  ok pattern N MS       then: done pattern (levels in percent, -100...100)
 ///     upload ...         ok upload ...         a pattern's elements, rendered here (`PatternUpload`)
 ///     notes ...          ok notes ...          a sequence's notes and waits, placed here (`NoteUpload`)
 ///     start              ok start MS           then: done pattern or done sequence (what was uploaded last)
+///     actuator TYPE ...  ok actuator TYPE ...  the actuator wired to the chip (`setActuator`)
 ///     watchdog MS        ok watchdog MS        (0: off)
 ///     ping               ok ping
 ///
@@ -39,24 +40,27 @@ final class CommandInterpreter {
     let clock: BoardClock
     var port = SerialPort()
     let upload = PatternUpload()
-    let notes: NoteUpload
+    let notes = NoteUpload()
     /// What `start` plays: the pattern or the sequence whose upload ended last.
     private var startsSequence = false
     /// How long a playback may go on without a byte from the host.
     var watchdogMilliseconds: Int64 = 2000
     private var lastHeard: ClockInstant
+    /// The chip's configuration as last asked for, before calibration (`actuator`; at first
+    /// the start-up's).
+    var requestedConfiguration: DRV2605Configuration
 
     init(player: FeedbackPlayer, clock: BoardClock) {
         self.player = player
         self.clock = clock
-        notes = NoteUpload(mapping: player.mapping)
         lastHeard = clock.now
+        requestedConfiguration = player.driver.configuration
     }
 
     /// The commands, by their first word (matched byte for byte, not with `init(rawValue:)`,
     /// whose string comparison would bring the Unicode tables in).
     enum Verb: String, CaseIterable {
-        case play, prepare, stop, status, feedbacks, pattern, upload, notes, start, watchdog, ping, rom, arm, level, wake, standby
+        case play, prepare, stop, status, feedbacks, pattern, upload, notes, start, actuator, watchdog, ping, rom, arm, level, wake, standby
     }
 
     /// Reads and answers commands, and steps playback, forever.
@@ -123,7 +127,7 @@ final class CommandInterpreter {
                 let name = String(cString: board_name())
                 let actuator = player.driver.configuration.actuator == .lra ? "lra" : "erm"
                 port.send(
-                    "ok status board=", name, " chip=", part, " actuator=", actuator, " power=", power, " playing=", player.playing ?? "-", " heap=",
+                    "ok status board=", name, " chip=", part, " actuator=", actuator, " loop=", player.driver.configuration.loop.rawValue, " power=", power, " playing=", player.playing ?? "-", " heap=",
                     String(runtime_heap_high_water()))
             case .feedbacks:
                 var list = "ok feedbacks"
@@ -136,7 +140,7 @@ final class CommandInterpreter {
             case .upload, .notes:
                 do throws(PatternUpload.Refusal) {
                     let isNotes = "notes".sameBytes(as: verb)
-                    let answer = isNotes ? try notes.take(arguments) : try upload.take(arguments)
+                    let answer = isNotes ? try notes.take(arguments, mapping: player.mapping) : try upload.take(arguments)
                     // `start` plays what was begun last, once it has ended.
                     if let what = arguments.first, "begin".sameBytes(as: what) || "end".sameBytes(as: what) { startsSequence = isNotes }
                     port.send("ok ", answer)
@@ -157,6 +161,8 @@ final class CommandInterpreter {
                     return
                 }
                 port.send("ok start ", String(length.nanoseconds / 1_000_000))
+            case .actuator:
+                try setActuator(arguments)
             case .watchdog:
                 guard arguments.count == 1, let milliseconds = Int(arguments[0]), (0...60_000).contains(milliseconds) else {
                     port.send("error bad-argument watchdog takes milliseconds, 0...60000")
@@ -196,7 +202,7 @@ final class CommandInterpreter {
                 if player.driver.power == .ready { try player.driver.enterStandby() }
                 port.send("ok standby")
             case nil:
-                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, upload, notes, start, watchdog, ping, rom, arm, level, wake, standby")
+                port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, upload, notes, start, actuator, watchdog, ping, rom, arm, level, wake, standby")
             }
         } catch {
             player.stopQuietly()

@@ -25,7 +25,8 @@ final class FeedbackPlayer {
     }
 
     let driver: DRV2605Driver
-    let mapping: FeedbackMapping
+    /// The feedback table: the actuator type's (`actuator` changes it).
+    var mapping: FeedbackMapping
     private var clock: any HapticClock { driver.clock }
     /// The feedback playing, by name (`sequence` between a sequence's notes).
     var playing: String? { current ?? (sequence != nil ? sequenceName : nil) }

@@ -30,17 +30,15 @@ final class NoteUpload {
     /// The most steps (notes and waits) one sequence may have: room is kept for them at `begin`.
     static let stepLimit = 32
 
-    let mapping: FeedbackMapping
     private var steps: [SequenceSchedule<NamedPlan>.Step] = []
     /// Whether an upload has begun and not ended.
     private(set) var open = false
     /// The last sequence placed in time, which `start` plays.
     private(set) var schedule: SequenceSchedule<NamedPlan>?
 
-    init(mapping: FeedbackMapping) { self.mapping = mapping }
-
-    /// Takes one `notes` line (its words after `notes`); returns the answer's text after `ok `.
-    func take(_ words: [String]) throws(Refusal) -> String {
+    /// Takes one `notes` line (its words after `notes`), its feedback from `mapping` (the
+    /// actuator's table); returns the answer's text after `ok `.
+    func take(_ words: [String], mapping: FeedbackMapping) throws(Refusal) -> String {
         guard let what = words.first else { throw Self.usage }
         let arguments = Array(words.dropFirst())
         if "begin".sameBytes(as: what) {

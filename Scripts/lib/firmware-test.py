@@ -18,7 +18,9 @@ those between `play NAME` and `done NAME` must equal the Linux ones byte for byt
 Then the protocol's other promises: a typed refusal for a name it does not know, `status`, a
 pattern streamed in real time, and the link watchdog stopping the actuator when the host goes
 quiet; `haptic --device serial:` on the same port; then `hapticd --device serial:` serving the
-image's chip to `haptic ... --socket` (a feedback, a pattern file, SIGTERM while a feedback plays).
+image's chip to `haptic ... --socket` (a feedback, a pattern file, SIGTERM while a feedback plays);
+then the image booted again with an ERM on the model's chip, told by `--actuator erm`
+(firmware_actuator.py).
 Prints one HIL-MCU line with each bound under `gates:`; exits 1 when one fails.
 """
 import os
@@ -29,6 +31,8 @@ import sys
 import tempfile
 import time
 import tty
+
+import firmware_actuator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WATCHDOG_MS = 300
@@ -169,6 +173,44 @@ class Link:
         return answer
 
 
+def boot(elf, machine, bridge_socket, wire_trace):
+    """Starts QEMU on the image; returns it, its command port's pty and a link on it, opened
+    before the bridge's client connects (the image waits for it), so that `hello` is not missed."""
+    qemu = subprocess.Popen(
+        ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
+         # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
+         "-icount", "shift=5,sleep=off",
+         "-chardev", "pty,id=commands",
+         "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
+         "-serial", "chardev:commands", "-serial", "chardev:bridge",
+         "-device", "at24c-eeprom,bus=i2c,address=0x5a,rom-size=256",
+         "-trace", f"enable=i2c_*,file={wire_trace}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # QEMU names the pty before it waits for the bridge's client.
+    pty = None
+    while pty is None:
+        announced = qemu.stdout.readline().decode(errors="replace")
+        if not announced:
+            fail("QEMU ended before it opened the command port")
+        found = re.search(r"redirected to (/dev/pts/\d+) \(label commands\)", announced)
+        pty = found.group(1) if found else None
+    return qemu, pty, Link(pty)
+
+
+def halt(qemu, server):
+    """Ends QEMU, and the bridge's server with it."""
+    qemu.terminate()
+    try:
+        qemu.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        qemu.kill()
+    if server:
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def main():
     elf, machine = sys.argv[1], sys.argv[2]
     subprocess.run(["swift", "build", "--product", "haptic"], cwd=ROOT, check=True, capture_output=True)
@@ -183,27 +225,9 @@ def main():
     wire_trace = os.path.join(work, "i2c.trace")
 
     started = time.monotonic()
-    qemu = subprocess.Popen(
-        ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
-         # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
-         "-icount", "shift=5,sleep=off",
-         "-chardev", "pty,id=commands",
-         "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
-         "-serial", "chardev:commands", "-serial", "chardev:bridge",
-         "-device", "at24c-eeprom,bus=i2c,address=0x5a,rom-size=256",
-         "-trace", f"enable=i2c_*,file={wire_trace}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     server = None
+    qemu, pty, link = boot(elf, machine, bridge_socket, wire_trace)
     try:
-        # QEMU names the pty before it waits for the bridge's client.
-        pty = None
-        while pty is None:
-            announced = qemu.stdout.readline().decode(errors="replace")
-            if not announced:
-                fail("QEMU ended before it opened the command port")
-            found = re.search(r"redirected to (/dev/pts/\d+) \(label commands\)", announced)
-            pty = found.group(1) if found else None
-        link = Link(pty)
         server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", bridge_trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         hello = link.expect("hello haptics-firmware", timeout=20)
         boot_ms = (time.monotonic() - started) * 1000
@@ -381,16 +405,11 @@ def main():
         after_daemon = link.expect("ok status")
         link.close()
     finally:
-        qemu.terminate()
-        try:
-            qemu.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            qemu.kill()
-        if server:
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        halt(qemu, server)
+    # A board with an ERM: the image booted again, the chip model's actuator an ERM.
+    actuator_found = firmware_actuator.collect(
+        haptic, lambda: boot(elf, machine, bridge_socket + "-erm", wire_trace + "-erm"), halt, model, bridge_socket + "-erm", Link, bridge_trace + "-erm",
+        lambda path: bridge_transactions(path))
     total_s = time.monotonic() - started
 
     # The Linux build's writes, one process per feedback (each starts the chip, as the image did once).
@@ -532,6 +551,7 @@ def main():
         (f"hapticd SIGTERM while vibration-alert played: exit {daemon_exit}, the actuator stopped {sigterm_stop_ms:.1f} ms after its GO, "
          f"before its own end at {alert_ms} ms", daemon_exit == 0 and 0 <= sigterm_stop_ms < alert_ms),
         ("after hapticd: nothing playing, the chip in standby", "playing=-" in after_daemon and "power=standby" in after_daemon),
+    ] + firmware_actuator.gates(actuator_found, lambda name, extra: linux_writes(haptic, name, extra=extra)) + [
         (f"run {total_s:.1f} s <= 60", total_s <= 60),
     ]
     print(f"firmware test: {hello}; {status}")

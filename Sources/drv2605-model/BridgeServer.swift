@@ -19,12 +19,15 @@ extension ChipModelCommand {
         @Option(help: "The Unix socket of the image's bridge serial port (QEMU's -chardev socket,server=on).") var connect: String
         @Option(help: "Write each transaction here, one a line: firmware microseconds, W or R, address, bytes.") var trace: String?
         @Option(help: "Seconds to keep trying to connect.") var connectTimeout: Double = 10
+        @Option(help: "The actuator wired to the simulated chip: lra (the typical 175 Hz coin LRA) or erm (the typical ERM).")
+        var actuator: String = "lra"
 
         func run() throws {
+            guard let type = ActuatorType(rawValue: actuator) else { throw ValidationError("--actuator is lra or erm, not '\(actuator)'") }
             let fd = try Self.connect(to: connect, within: connectTimeout)
             defer { close(fd) }
             let clock = VirtualClock()
-            let chip = SimulatedDRV2605(clock: clock)
+            let chip = SimulatedDRV2605(clock: clock, actuator: type == .lra ? .typicalLRA : .typicalERM)
             let traceHandle: FileHandle? = try trace.map { path in
                 _ = FileManager.default.createFile(atPath: path, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: path) else { throw ValidationError("cannot write \(path)") }

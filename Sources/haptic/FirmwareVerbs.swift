@@ -8,8 +8,11 @@ import LinuxHardware
 /// `--device serial:PATH`: the verbs that a microcontroller running the project's firmware
 /// answers (play, pattern, sequence, stop, status). The firmware drives its own chip; this program asks by name.
 enum FirmwareCall {
-    /// Opens the port and checks that the firmware answers.
-    static func open(_ path: String) throws -> (FirmwareDevice, FirmwareDevice.Status) {
+    /// Opens the port and checks that the firmware answers; tells it the actuator when the
+    /// command line names one (`--actuator`, `--board`), before anything plays.
+    static func open(_ global: GlobalOptions, port path: String) throws -> (FirmwareDevice, FirmwareDevice.Status) {
+        // A board file or actuator the chip cannot drive is refused before the port is opened.
+        let actuator = try global.firmwareActuator()
         let line: LinuxSerialLine
         do {
             line = try LinuxSerialLine(path: path)
@@ -18,6 +21,12 @@ enum FirmwareCall {
         }
         let device = FirmwareDevice(line: line)
         do {
+            guard let actuator else { return (device, try device.status()) }
+            let answer = try device.setActuator(actuator)
+            if answer.loop != actuator.loop.rawValue {
+                FileHandle.standardError.write(
+                    Data("warning: the firmware could not calibrate the \(answer.type) (is it wired to OUT+ and OUT-?): it drives it \(answer.loop) loop\n".utf8))
+            }
             return (device, try device.status())
         } catch {
             throw CLIError.from(error)
@@ -25,7 +34,7 @@ enum FirmwareCall {
     }
 
     static func play(_ global: GlobalOptions, port: String, feedback: Feedback) throws {
-        let (device, status) = try open(port)
+        let (device, status) = try open(global, port: port)
         if !global.json { print("\(feedback.kind.name): \(feedback.kind.meaning)") }
         let start = ContinuousClock.now
         do {
@@ -46,7 +55,7 @@ enum FirmwareCall {
 
     /// Uploads a pattern file's pattern; the firmware renders it and plays it on its timer.
     static func pattern(_ global: GlobalOptions, port: String, file: String, document: PatternDocument) throws {
-        let (device, status) = try open(port)
+        let (device, status) = try open(global, port: port)
         let name = (file as NSString).lastPathComponent
         let audio = document.pattern.events.filter { !$0.type.isHaptic }.count
         if !global.json {
@@ -82,7 +91,7 @@ enum FirmwareCall {
         } catch {
             throw CLIError(error.description, exitCode: CLIError.usage)
         }
-        let (device, status) = try open(port)
+        let (device, status) = try open(global, port: port)
         let start = ContinuousClock.now
         let placed: (notes: Int, length: Duration)
         do {
@@ -104,7 +113,7 @@ enum FirmwareCall {
     }
 
     static func stop(_ global: GlobalOptions, port: String) throws {
-        let (device, _) = try open(port)
+        let (device, _) = try open(global, port: port)
         do {
             try device.stop()
             let after = try device.status()
@@ -118,11 +127,15 @@ enum FirmwareCall {
     }
 
     static func status(_ global: GlobalOptions, port: String) throws {
-        let (_, status) = try open(port)
+        let (_, status) = try open(global, port: port)
         if global.json {
-            try printJSON(["board": status.board, "chip": status.chip, "power": status.power, "playing": status.playing ?? NSNull()])
+            try printJSON([
+                "board": status.board, "chip": status.chip, "power": status.power, "playing": status.playing ?? NSNull(), "actuator": status.actuator ?? NSNull(),
+                "loop": status.loop ?? NSNull()
+            ])
         } else {
-            print("firmware on \(port): board \(status.board), chip \(status.chip), \(status.power), playing \(status.playing ?? "nothing")")
+            let actuator = status.actuator.map { ", \($0) actuator\(status.loop.map { " (\($0) loop)" } ?? "")" } ?? ""
+            print("firmware on \(port): board \(status.board), chip \(status.chip)\(actuator), \(status.power), playing \(status.playing ?? "nothing")")
         }
     }
 

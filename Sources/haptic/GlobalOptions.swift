@@ -66,6 +66,28 @@ struct GlobalOptions: ParsableArguments {
         device.flatMap(FirmwareDevice.port(inDevice:))
     }
 
+    /// The actuator to tell a firmware (`--device serial:`): `--board`'s preset (`--actuator`
+    /// names one, else the board's default) or, without `--board`, `--actuator`'s typical lra
+    /// or erm; nil when neither is given, which leaves the firmware's as it is. `$HAPTIC_BOARD`
+    /// and /etc/haptics/board.json are this machine's own chip, not the microcontroller's, and
+    /// are not read.
+    func firmwareActuator() throws -> FirmwareActuator? {
+        if let board {
+            let file = try BoardFile.load(try BoardFile.locate(board))
+            guard file.feedback.isEmpty else {
+                throw CLIError(
+                    "\(file.path) remaps feedbacks to its own ROM sequences, which the firmware does not take: it plays the standard table; use a board file without \"feedback\" with --device serial:",
+                    exitCode: CLIError.usage)
+            }
+            return try FirmwareActuator(board: file, actuator: actuator)
+        }
+        guard let actuator else { return nil }
+        guard let type = ActuatorType(rawValue: actuator.lowercased()) else {
+            throw CLIError("--actuator must be lra or erm with --device serial: (or an actuator of --board's file), not '\(actuator)'", exitCode: CLIError.usage)
+        }
+        return try FirmwareActuator(.typical(type))
+    }
+
     /// The board file named (`--board`, `$HAPTIC_BOARD`, /etc/haptics/board.json), or a single
     /// breakout with the `--actuator` type when there is none.
     func boardFile() throws -> (file: BoardFile, fromPath: Bool) {

@@ -25,6 +25,8 @@ public final class FirmwareDevice: @unchecked Sendable {
         /// The actuator the firmware's table is for ("erm", "lra"); nil from a firmware that does
         /// not say.
         public var actuator: String? = nil
+        /// "closed" or "open"; nil from a firmware that does not say.
+        public var loop: String? = nil
     }
 
     /// How long an answer may take before the device is called unresponsive.
@@ -57,7 +59,7 @@ public final class FirmwareDevice: @unchecked Sendable {
         func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
         return Status(
             board: field("board") ?? "?", chip: field("chip") ?? "?", power: field("power") ?? "?", playing: field("playing").flatMap { $0 == "-" ? nil : $0 },
-            actuator: field("actuator"))
+            actuator: field("actuator"), loop: field("loop"))
     }
 
     /// Plays `feedback` and waits until it ended (and the chip is in standby again); returns
@@ -88,7 +90,8 @@ public final class FirmwareDevice: @unchecked Sendable {
         try locked { () throws(FirmwareDeviceError) in _ = try request("prepare \(feedback.name)", expecting: "ok prepare") }
     }
 
-    private func locked<T>(_ body: () throws(FirmwareDeviceError) -> T) throws(FirmwareDeviceError) -> T {
+    /// Runs `body` holding the line: one request and its answer at a time.
+    func locked<T>(_ body: () throws(FirmwareDeviceError) -> T) throws(FirmwareDeviceError) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
@@ -264,7 +267,8 @@ public final class FirmwareDevice: @unchecked Sendable {
     }
 
     /// Sends `command` and returns the first answer line; a refusal (`error KIND ...`) is thrown.
-    func request(_ command: String, expecting prefix: String) throws(FirmwareDeviceError) -> String {
+    /// `timeout`: how long the answer may take (`answerTimeout` unless said).
+    func request(_ command: String, expecting prefix: String, within timeout: Duration? = nil) throws(FirmwareDeviceError) -> String {
         do {
             try line.write(Array((command + "\n").utf8))
         } catch {
@@ -272,7 +276,7 @@ public final class FirmwareDevice: @unchecked Sendable {
         }
         // Lines that are not the answer (a `done` of an earlier feedback) are skipped.
         while true {
-            let answer = try nextLine(within: answerTimeout, waitingFor: command)
+            let answer = try nextLine(within: timeout ?? answerTimeout, waitingFor: command)
             if answer.hasPrefix(prefix) { return answer }
             if answer.hasPrefix("error ") && !Self.isUnsolicited(answer) { throw Self.refusal(answer) }
             unsolicited(answer)
