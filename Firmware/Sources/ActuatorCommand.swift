@@ -32,8 +32,8 @@ extension CommandInterpreter {
             if player.playing != nil { try player.stop() }
             try driver.reconfigure(configuration)
             requestedConfiguration = configuration
-            try calibrateIfNeeded(driver)
             player.mapping = .standard(for: configuration.actuator)
+            try calibrateIfNeeded(driver)
         }
         let applied = driver.configuration
         port.send(

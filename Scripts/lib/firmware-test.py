@@ -408,7 +408,7 @@ def main():
         halt(qemu, server)
     # A board with an ERM: the image booted again, the chip model's actuator an ERM.
     actuator_found = firmware_actuator.collect(
-        haptic, lambda: boot(elf, machine, bridge_socket + "-erm", wire_trace + "-erm"), halt, model, bridge_socket + "-erm", Link, bridge_trace + "-erm",
+        haptic, hapticd, lambda: boot(elf, machine, bridge_socket + "-erm", wire_trace + "-erm"), halt, model, bridge_socket + "-erm", Link, bridge_trace + "-erm",
         lambda path: bridge_transactions(path))
     total_s = time.monotonic() - started
 

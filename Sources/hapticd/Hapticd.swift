@@ -45,8 +45,11 @@ struct Hapticd: AsyncParsableCommand {
             "Serve a vibrator Linux drives itself, through its force-feedback device: /dev/input/eventN, a /dev/input/by-path/ name, or auto (the one feedbackd would use); or serial:PORT, a microcontroller running the project's firmware (serial:/dev/ttyACM0).",
             valueName: "device"))
     var device: String?
-    @Option(help: "With --device: the actuator's type (erm or lra), for the feedback table's shapes (a firmware that reports its own overrides it).") var actuator: ActuatorType =
-        .erm
+    @Option(
+        help:
+            "With --device: the actuator's type (erm or lra), for the feedback table's shapes (default erm); with --device serial:, the typical one of that type is told to the firmware, at start and after each reset of the board (default: the firmware's own)."
+    )
+    var actuator: ActuatorType?
     @Flag(help: "Serve the simulated chip instead of the board.") var simulate = false
     @Option(help: "Where to listen (also HAPTICD_SOCKET).") var socket = ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] ?? "/run/haptics/hapticd.sock"
     @Option(help: "The global profile at start (default: the one saved in the state directory, else full).") var profile: FeedbackProfile?
@@ -121,14 +124,15 @@ struct Hapticd: AsyncParsableCommand {
                 } catch {
                     throw FirmwareDeviceError.link(error)
                 }
-                let driver = try FirmwareChipDriver(device: FirmwareDevice(line: line))
-                engine = HapticEngine(firmware: driver, actuator: actuator, logger: logger)
+                let driver = try FirmwareChipDriver(
+                    device: FirmwareDevice(line: line), actuator: try actuator.map { type throws(DRV2605Error) in try FirmwareActuator(.typical(type)) })
+                engine = HapticEngine(firmware: driver, actuator: actuator ?? .erm, logger: logger)
                 served = "\(driver.firmware.chip) on \(driver.firmware.board) (haptics firmware) at \(port)"
             } else {
                 // The machine's board file ($HAPTIC_BOARD, /etc/haptics/board.json) when none is named,
                 // as haptic takes it: the units' `haptic stop` must reach the chip the daemon drove.
                 let named = board ?? BoardFile.defaultBoardPath()
-                var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator) } ?? BoardFile.named(named, orSingleOn: bus)
+                var file = try device.map { BoardFile.kernelVibrator(device: $0, actuator: actuator ?? .erm) } ?? BoardFile.named(named, orSingleOn: bus)
                 // With a board file, --bus moves its chips, as it does for haptic.
                 if device == nil, named != nil, let bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
                 let hardware: any HardwareProvider =

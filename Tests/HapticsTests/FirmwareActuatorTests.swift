@@ -51,4 +51,21 @@ import Testing
             try device.setActuator(try FirmwareActuator(.typicalERM))
         }
     }
+
+    /// hapticd's driver: told at start, and again before the first command after the board was
+    /// reset (its `hello` already arrived), so that nothing plays on the coin LRA's settings.
+    @Test func aResetBoardIsToldTheActuatorAgainBeforeItsNextCommand() throws {
+        let line = LockedFirmwareLine(respond: firmwareAnswers(extra: { $0.hasPrefix("actuator ") ? ["ok actuator erm loop=closed calibrated=yes"] : nil }))
+        let actuator = try FirmwareActuator(.typicalERM)
+        let driver = try FirmwareChipDriver(device: FirmwareDevice(line: line), actuator: actuator)
+        #expect(line.written == [actuator.command, "status"])
+        try driver.wake()
+        #expect(line.written.count == 3 && line.written.last == "wake")
+        line.arrive("hello haptics-firmware mps2-an385 DRV2605L")
+        try driver.wake()
+        #expect(Array(line.written.suffix(2)) == [actuator.command, "wake"])
+        #expect(driver.resetsDetected == 1)
+        try driver.wake()
+        #expect(line.written.count == 6 && line.written.last == "wake")
+    }
 }

@@ -29,6 +29,9 @@ final class LockedFirmwareLine: SerialLine, @unchecked Sendable {
         }
     }
 
+    /// A line the firmware sends on its own (a `hello` after a reset).
+    func arrive(_ text: String) { lock.withLock { inbound += Array((text + "\r\n").utf8) } }
+
     func read(timeout: Duration) throws(SerialError) -> [UInt8] {
         lock.withLock {
             let chunk = Array(inbound.prefix(5))

@@ -44,14 +44,26 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     private var clips: [Int: String] = [:]
     private var nextClip = 0
     private var keepAlive: (any DispatchSourceTimer)?
+    /// The actuator this driver tells the firmware, at start and again after each reset.
+    public let actuator: FirmwareActuator?
+    /// Resets of the microcontroller seen (its `hello` line), and whether the actuator is still
+    /// to be told since the last.
+    private var resets = 0
+    private var actuatorOwed = false
 
     /// The driver for the firmware behind `device`; asks for its status (the check that it
-    /// answers and has a chip). `keepAlive`: how often to ping while something plays, well under
-    /// the firmware's link watchdog (2 s unless it was told otherwise).
-    public init(device: FirmwareDevice, clock: any HapticClock = SystemClock.shared, keepAlive: Duration = .milliseconds(500)) throws(HapticChipError) {
+    /// answers and has a chip). `actuator`: the motor on the firmware's chip, told before the
+    /// status and again after every reset of the board, whose firmware then starts as the coin
+    /// LRA (nil: the firmware's own, as it reports it). `keepAlive`: how often to ping while
+    /// something plays, well under the firmware's link watchdog (2 s unless it was told otherwise).
+    public init(
+        device: FirmwareDevice, actuator: FirmwareActuator? = nil, clock: any HapticClock = SystemClock.shared, keepAlive: Duration = .milliseconds(500)
+    ) throws(HapticChipError) {
         self.device = device
+        self.actuator = actuator
         self.clock = clock
         do {
+            if let actuator { try device.setActuator(actuator) }
             firmware = try device.status()
         } catch {
             throw .remote(error.description)
@@ -83,15 +95,24 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     public var isStreaming: Bool { state.withLock { streaming } }
     /// A status request's round trip is about a millisecond at 115200 baud.
     public var pollInterval: Duration { .milliseconds(5) }
-    /// A reset of the microcontroller is seen as a failed request, not counted here.
-    public var resetsDetected: Int { 0 }
+    /// Resets of the microcontroller seen: the firmware's `hello` line, which it sends when it
+    /// starts.
+    public var resetsDetected: Int { state.withLock { resets } }
     /// Stops and pings that failed without a caller to tell.
     public var suppressedErrors: Int { state.withLock { suppressed } }
 
-    /// A line the firmware sent on its own: what played ended.
+    /// A line the firmware sent on its own: what played ended, or the board started again
+    /// (nothing plays, nothing is armed, the chip in standby, the actuator the coin LRA).
     private func heard(_ line: String) {
         state.withLock {
-            if line.hasPrefix("done ") {
+            if line.hasPrefix("hello haptics-firmware") {
+                resets += 1
+                actuatorOwed = actuator != nil
+                firmwarePlays = false
+                streaming = false
+                armed = nil
+                powerState = .standby
+            } else if line.hasPrefix("done ") {
                 firmwarePlays = false
                 // The firmware leaves the chip in standby after a sequence or clip.
                 powerState = .standby
@@ -116,8 +137,23 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
     /// One command and its answer; a failure as a chip error that says what to do.
     @discardableResult
     private func send(_ command: String, expecting prefix: String) throws(HapticChipError) -> String {
+        try tellActuatorAfterReset()
         do {
             return try device.send(command, expecting: prefix)
+        } catch {
+            throw .remote(error.description)
+        }
+    }
+
+    /// Before a command: a board that was reset since the last (its `hello` already arrived)
+    /// is told the actuator again, so that nothing plays on the coin LRA's settings.
+    private func tellActuatorAfterReset() throws(HapticChipError) {
+        guard let actuator else { return }
+        do {
+            try device.takeArrivedLines()
+            guard state.withLock({ actuatorOwed }) else { return }
+            try device.setActuator(actuator)
+            state.withLock { actuatorOwed = false }
         } catch {
             throw .remote(error.description)
         }
@@ -316,6 +352,7 @@ public final class FirmwareChipDriver: HapticChipDriver, EffectLibraryPlayback, 
             armed = nil
             failure = nil
         }
+        try tellActuatorAfterReset()
         let started: FirmwareDevice.Rendering
         do {
             started = try device.startPattern(pattern)

@@ -28,4 +28,23 @@ extension FirmwareDevice {
         }
         return ActuatorAnswer(type: words.count > 2 ? words[2] : "?", loop: field("loop") ?? "?", calibrated: field("calibrated") == "yes")
     }
+
+    /// Hands every line that has already arrived, and is not an answer to anything, to
+    /// `unsolicited`, without waiting: what a caller checks before a request whose meaning the
+    /// firmware's state changes (a `hello` after the board was reset).
+    func takeArrivedLines() throws(FirmwareDeviceError) {
+        try locked { () throws(FirmwareDeviceError) in
+            while true {
+                let arrived: [UInt8]
+                do throws(SerialError) {
+                    arrived = try line.read(timeout: .zero)
+                } catch {
+                    throw .link(error)
+                }
+                if arrived.isEmpty { break }
+                appendPending(arrived)
+            }
+            while let next = takePendingLine() { unsolicited(next) }
+        }
+    }
 }

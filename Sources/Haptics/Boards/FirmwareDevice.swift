@@ -310,13 +310,7 @@ public final class FirmwareDevice: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
-            if let end = pending.firstIndex(of: 0x0A) {
-                let text = String(decoding: pending[..<end], as: UTF8.self)
-                pending.removeSubrange(...end)
-                let trimmed = text.hasSuffix("\r") ? String(text.dropLast()) : text
-                if !trimmed.isEmpty { return trimmed }
-                continue
-            }
+            if let line = takePendingLine() { return line }
             let left = clock.now.duration(to: deadline)
             guard left > .zero else { throw .noAnswer(port: line.name, waitingFor: what) }
             do {
@@ -326,6 +320,20 @@ public final class FirmwareDevice: @unchecked Sendable {
             }
         }
     }
+
+    /// The next complete, non-empty line received (its `\r` dropped), if one is there.
+    func takePendingLine() -> String? {
+        while let end = pending.firstIndex(of: 0x0A) {
+            let text = String(decoding: pending[..<end], as: UTF8.self)
+            pending.removeSubrange(...end)
+            let trimmed = text.hasSuffix("\r") ? String(text.dropLast()) : text
+            if !trimmed.isEmpty { return trimmed }
+        }
+        return nil
+    }
+
+    /// Keeps bytes read outside `nextLine` for the lines after.
+    func appendPending(_ bytes: [UInt8]) { pending += bytes }
 
     /// The `pattern` command for `levels` (-1...1, clamped; a level that is not a number is 0),
     /// sent in whole percent, one every `tickMilliseconds`.
