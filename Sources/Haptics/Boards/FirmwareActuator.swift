@@ -19,6 +19,9 @@ public struct FirmwareActuator: Sendable, Equatable {
     public let loop: LoopMode
     /// The chip's supply, rounded to millivolts.
     public let supplyVolts: Double
+    /// The chip's configuration for this actuator, before calibration: what the firmware
+    /// computes from `command`.
+    public let configuration: DRV2605Configuration
 
     /// The actuator of `specification`, with the library and loop a board file chose (nil: the
     /// actuator type's usual ones). Throws when a DRV2605L could not drive it: the values out of
@@ -38,6 +41,7 @@ public struct FirmwareActuator: Sendable, Equatable {
         // The firmware checks against the part it found; the DRV2605L, the breakouts' part and
         // the one with every library, refuses no less here, before anything is sent.
         try configuration.validate(for: .drv2605L)
+        self.configuration = configuration
         self.library = configuration.library
         self.loop = configuration.loop
     }
@@ -50,13 +54,6 @@ public struct FirmwareActuator: Sendable, Equatable {
         } catch {
             throw BoardFileError(file: board.path, field: "actuators.\(preset.name)", problem: error.description, allowed: nil)
         }
-    }
-
-    /// The chip's configuration for this actuator, before calibration: what the firmware
-    /// computes from `command`.
-    public var configuration: DRV2605Configuration {
-        // The initialiser computed the same configuration once, so this cannot throw.
-        (try? DRV2605Configuration(specification, library: library, loop: loop, supplyVolts: supplyVolts)) ?? DRV2605Configuration(actuator: specification.type)
     }
 
     /// The firmware's command: `actuator TYPE RATED_MV MAXIMUM_MV RESONANT_MHZ SUPPLY_MV LIBRARY
