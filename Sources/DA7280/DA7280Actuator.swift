@@ -51,8 +51,9 @@ public struct DA7280Actuator: Sendable, Hashable {
 
     /// The first value the chip cannot take and why (nil: the chip can drive this actuator):
     /// the voltages within the 8-bit registers (at most 5.967 V, the absolute maximum at least
-    /// the nominal), the current within IMAX's 28.6-251.8 mA, the impedance within 1-1500 Ω, and
-    /// an LRA's resonance within the 50-300 Hz the chip tracks [DS §5.6.2, §5.3].
+    /// the nominal; an ERM's are often equal), the current within IMAX's 28.6-251.8 mA, the
+    /// impedance within the 4-50 Ω outside which the chip raises E_ACTUATOR_FAULT [DS T7, §5.7.14],
+    /// and an LRA's resonance within the 50-300 Hz the chip tracks [DS §5.6.2, §5.3].
     public var problem: (value: Value, text: String)? {
         guard nominalVolts.isFinite, nominalVolts > 0, nominalVolts <= DA7280Equations.maximumVolts else {
             return (.nominalVolts, "nominal voltage \(nominalVolts) V is outside 0-\(DA7280Equations.maximumVolts) V")
@@ -66,8 +67,8 @@ public struct DA7280Actuator: Sendable, Hashable {
         guard maximumCurrentMilliamps.isFinite, DA7280Equations.currentMaximumField(milliamps: maximumCurrentMilliamps) != nil else {
             return (.maximumCurrent, "current limit \(maximumCurrentMilliamps) mA is outside 28.6-251.8 mA")
         }
-        guard impedanceOhms.isFinite, impedanceOhms >= 1, impedanceOhms <= 1500 else {
-            return (.impedance, "impedance \(impedanceOhms) Ω is outside 1-1500 Ω")
+        guard impedanceOhms.isFinite, impedanceOhms >= 4, impedanceOhms <= 50 else {
+            return (.impedance, "impedance \(impedanceOhms) Ω is outside the 4-50 Ω the DA7280 drives (its actuator fault)")
         }
         if kind == .lra {
             guard let hz = resonantHz, hz.isFinite, hz > 50, hz < 300 else {

@@ -73,6 +73,15 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
 
     /// Uploads (`EVIOCSFF`): a new effect for id -1, else effect `id` replaced in place.
     public func upload(_ effect: ForceFeedbackEffect) throws(ForceFeedbackDeviceError) -> Int {
+        var raw = Self.kernelEffect(effect)
+        guard clh_evdev_upload(descriptor, &raw) == 0 else { throw failure("upload an effect to") }
+        return Int(raw.id)
+    }
+
+    /// The effect as the kernel takes it (input.h's `struct ff_effect`, flattened): FF_RUMBLE's
+    /// magnitudes are unsigned, 0...0xFFFF; a periodic or constant effect's levels and its
+    /// envelope are signed, -0x7FFF...0x7FFF.
+    static func kernelEffect(_ effect: ForceFeedbackEffect) -> clh_ff_effect {
         var raw = clh_ff_effect()
         raw.id = Int32(effect.id)
         raw.length_ms = Int32(clamping: effect.length.milliseconds)
@@ -101,8 +110,7 @@ public final class LinuxForceFeedbackOutput: ForceFeedbackOutput {
             raw.fade_length_ms = Int32(clamping: effect.envelope.fadeLength.milliseconds)
             raw.fade_level = signed(effect.envelope.fadeLevel)
         }
-        guard clh_evdev_upload(descriptor, &raw) == 0 else { throw failure("upload an effect to") }
-        return Int(raw.id)
+        return raw
     }
 
     /// Plays effect `id` `count` times (an EV_FF event of value `count`).

@@ -71,6 +71,18 @@ import Testing
         #expect(unknown.status == 65 && unknown.stderr.contains("is not a known board"), "\(unknown.status): \(unknown.stderr)")
     }
 
+    /// `--board` on the command line wins over `$HAPTIC_BOARD`: the board named is the one driven,
+    /// whichever board the environment names (a known one, or one that does not exist).
+    @Test func theBoardOptionWinsOverTheEnvironment() throws {
+        for named in ["sparkfun-qwiic-da7280", "no-such-board"] {
+            var environment = environment
+            environment["HAPTIC_BOARD"] = named
+            let run = try haptic.run(["play", "success", "--board", "adafruit-drv2605l", "--simulate", "--virtual-time"], environment: environment)
+            #expect(run.status == 0, "HAPTIC_BOARD=\(named): \(run.stderr)")
+            #expect(run.stdout.contains("board adafruit-drv2605l") && !run.stdout.contains("DA7280"), "HAPTIC_BOARD=\(named): \(run.stdout)")
+        }
+    }
+
     /// Another part than the board's is refused before anything plays (exit 69, both parts
     /// named); the board's own part, and every part the project supports, are accepted.
     @Test func aChipThatIsNotTheBoardsPartIsRefused() throws {

@@ -34,6 +34,7 @@ import Testing
         let descriptor: Int32
         private let lock = NSLock()
         private var messages: [String] = []
+        private var arrivals: [(ContinuousClock.Instant, String)] = []
 
         init(path: String) throws {
             self.path = path
@@ -62,7 +63,11 @@ import Testing
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count > 0 {
                 let message = String(decoding: buffer[0..<count], as: UTF8.self)
-                lock.withLock { messages.append(message) }
+                let now = ContinuousClock.now
+                lock.withLock {
+                    messages.append(message)
+                    arrivals.append((now, message))
+                }
             }
         }
 
@@ -71,6 +76,11 @@ import Testing
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline, !done(lock.withLock({ messages })) { usleep(10_000) }
             return lock.withLock { messages }
+        }
+
+        /// When each datagram equal to `message` arrived.
+        func arrivals(of message: String) -> [ContinuousClock.Instant] {
+            lock.withLock { arrivals.filter { $0.1 == message }.map(\.0) }
         }
 
         deinit { close(descriptor) }
@@ -103,6 +113,28 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("<6>hapticd: listening on") }, "\(run.stderr)")
         #expect(lines.contains { $0.hasPrefix("<6>hapticd: ready") }, "\(run.stderr)")
         #expect(!lines.contains { $0.contains(" info hapticd") }, "\(run.stderr)")
+    }
+
+    /// systemd kills a service whose pings are further apart than `WatchdogSec`: hapticd pings at
+    /// half the interval (sd_watchdog_enabled(3) asks for "roughly half"), so a late ping on a busy
+    /// machine still lands in time. Measured between pings as they arrive: the median gap of a
+    /// 1 s watchdog is under 0.75 s (half is 0.5 s; the whole interval, 1 s, fails).
+    @Test func watchdogPingsComeAtHalfTheInterval() throws {
+        let notify = try NotifySocket(path: scratch.file("notify.sock"))
+        var systemd = environment
+        systemd["NOTIFY_SOCKET"] = notify.path
+        systemd["WATCHDOG_USEC"] = "1000000"
+        let daemon = try hapticd.start(["--simulate", "--socket", scratch.file("hapticd.sock")], environment: systemd)
+        _ = notify.receive(for: 180) { messages in messages.filter { $0 == "WATCHDOG=1" }.count >= 6 }
+        daemon.signal(SIGTERM)
+        _ = try daemon.wait(deadline: .seconds(90))
+        let pings = notify.arrivals(of: "WATCHDOG=1")
+        try #require(pings.count >= 6, "\(pings.count) pings")
+        // The first ping comes with READY, whenever start-up ends: gaps from the second on.
+        let gaps = zip(pings.dropFirst(2), pings.dropFirst()).map { ($0 - $1) / .milliseconds(1) }.sorted()
+        let median = gaps[gaps.count / 2]
+        #expect(median < 750, "median gap \(median) ms between pings of a 1000 ms watchdog: \(gaps)")
+        #expect(median > 250, "median gap \(median) ms: pinging far more often than half the interval")
     }
 
     @Test func withoutSystemdNothingIsSentAndLinesArePlain() throws {

@@ -48,6 +48,22 @@ import Testing
         #expect(throws: HapticChipError.self) { try weak.registers() }
     }
 
+    /// The limits' boundaries: an absolute maximum equal to the nominal voltage (an ERM rated
+    /// 3.0 V with a 3.0 V maximum) is drivable; one below it is refused, naming both. The
+    /// impedance within the datasheet's 4-50 Ω (E_ACTUATOR_FAULT outside), both ends included.
+    @Test func theLimitsBoundariesAreTheDatasheets() throws {
+        func actuator(nominal: Double = 3.0, maximum: Double = 3.0, ohms: Double = 30) -> DA7280Actuator {
+            DA7280Actuator(kind: .ermCoin, nominalVolts: nominal, absoluteMaximumVolts: maximum, maximumCurrentMilliamps: 100, impedanceOhms: ohms)
+        }
+        #expect(actuator().problem == nil, "\(actuator().problem.map(\.text) ?? "")")
+        let registers = try actuator().registers()
+        #expect(registers.nominalMaximum == registers.absoluteMaximum)
+        let below = try #require(actuator(maximum: 2.9).problem)
+        #expect(below.value == .absoluteMaximumVolts && below.text.contains("2.9 V") && below.text.contains("3.0 V"), "\(below.text)")
+        for ohms in [4.0, 50.0] { #expect(actuator(ohms: ohms).problem == nil, "\(ohms) Ω") }
+        for ohms in [3.9, 50.1, 1000] { #expect(actuator(ohms: ohms).problem?.value == .impedance, "\(ohms) Ω") }
+    }
+
     /// Start-up: CHIP_REV read, the events and IRQ_STATUS1 read (nothing wrong at power-on), the
     /// drive stopped, the actuator in one burst from 0x0A, the configuration read and written
     /// back with the LRA's fields (TOP_CFG1 0x1E and TOP_CFG2 0x01 are already an LRA's at reset;

@@ -62,6 +62,29 @@ import Testing
         #expect(milliseconds(try locator().load("default"), "window-close") == 70)
     }
 
+    /// An ordinary session sets no `XDG_CONFIG_HOME`: the user's themes are then in
+    /// `~/.config/feedbackd/themes`, as the XDG base directories and feedbackd say, and a relative
+    /// `XDG_CONFIG_HOME` is ignored as the specification requires. Nothing here sets the variable
+    /// the real default depends on.
+    @Test func withoutXDGConfigHomeTheUsersThemesAreInDotConfig() throws {
+        let home = root + "/home"
+        let folder = home + "/.config/feedbackd/themes"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try write(system, "default", rumbles: ["window-close": 25])
+        try write(folder, "mine", parent: "default", rumbles: ["window-close": 60])
+        for environment in [["HOME": home], ["HOME": home, "XDG_CONFIG_HOME": "relative/config"]] {
+            var environment = environment
+            environment["XDG_DATA_DIRS"] = root + "/share"
+            let locator = FeedbackdThemeLocator(environment: environment, compatibles: [])
+            #expect(locator.userDirectory == folder, "\(environment)")
+            let theme = try locator.load("mine")
+            #expect(theme.files == ["\(folder)/mine.json", "\(system)/default.json"])
+            #expect(milliseconds(theme, "window-close") == 60)
+        }
+        // Neither variable: no user folder, and the system's themes alone.
+        #expect(FeedbackdThemeLocator(environment: ["XDG_DATA_DIRS": root + "/share"], compatibles: []).userDirectory == nil)
+    }
+
     /// FEEDBACK_THEME names a file, taken as it is; without it, no theme (hapticd's own table).
     @Test func theEnvironmentNamesAFile() throws {
         try write(system, "default", rumbles: ["window-close": 25])

@@ -124,6 +124,25 @@ final class ScriptedFirmwareLine: SerialLine {
         #expect(Double(180_000) / 1_000_000 == 0.18 && Double(350_000) / 1_000_000 == 0.35 && Double(1_100_000) / 1_000_000 == 1.1)
     }
 
+    /// The time controls and sharpness control take -1...1 (a negative attack control shortens
+    /// every attack): negative values go up as negative millionths, out-of-range ones clamped to
+    /// -1 and 1 as the renderer clamps them, never to 0.
+    @Test func negativeParameterValuesGoUpNegative() {
+        let controls = HapticPattern(
+            events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 1, attackTime: 0.5)],
+            parameters: [
+                .init(id: .hapticAttackTimeControl, time: 0, value: -0.2), .init(id: .hapticDecayTimeControl, time: 0.1, value: -1.5),
+                .init(id: .hapticReleaseTimeControl, time: 0.2, value: -1), .init(id: .hapticSharpnessControl, time: 0.3, value: 1.25)
+            ])
+        #expect(
+            FirmwareDevice.uploadCommands(controls).filter { $0.hasPrefix("upload parameter") } == [
+                "upload parameter HapticAttackTimeControl 0 -200000",
+                "upload parameter HapticDecayTimeControl 100000 -1000000",
+                "upload parameter HapticReleaseTimeControl 200000 -1000000",
+                "upload parameter HapticSharpnessControl 300000 1000000"
+            ])
+    }
+
     @Test func aPatternTheFirmwareCannotRenderIsNotStarted() {
         let line = ScriptedFirmwareLine { command in
             command == "upload end"
@@ -221,5 +240,16 @@ final class ScriptedFirmwareLine: SerialLine {
         #expect(schedule.entries.map(\.seconds) == [0.3, 0.1, 0.02, 0.2, 0])
         // A trailing wait places nothing: the length is the last end.
         #expect(schedule.seconds == 0.5)
+    }
+
+    /// Each wait moves the clock on from where the one before left it (Piano's `wait`): the second
+    /// and third waits count as fully as the first, with notes between them or not.
+    @Test func everyWaitIsAddedToTheClock() {
+        let schedule = SequenceSchedule<String>([
+            .note("a", seconds: 0.0625), .wait(0.125), .note("b", seconds: 0.0625), .wait(0.25), .note("c", seconds: 0.0625),
+            .wait(0.125), .wait(0.125), .note("d", seconds: 0.0625)
+        ])
+        #expect(schedule.entries.map(\.offset) == [0, 0.125, 0.375, 0.625])
+        #expect(schedule.seconds == 0.6875)
     }
 }
