@@ -189,7 +189,8 @@ let package = Package(
         .testTarget(
             name: "DA7280Tests",
             dependencies: [
-                "DA7280", "DA7280Simulator", "DRV2605", "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareSimulation"
+                "DA7280", "DA7280Simulator", "DRV2605", "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareAccessTesting",
+                "HardwareSimulation"
             ],
             swiftSettings: strict
         ),

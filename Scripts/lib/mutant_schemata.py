@@ -279,7 +279,24 @@ def expression_span(line, a, b):
         if widened:
             continue
         inside = top_level_operators(toks, i, j)
-        if inside is None or keywords(toks[i:j]) or 0 in inside:
+        if inside is None:
+            # Part of an argument or element list: the whole bracket around it (and, on the next
+            # round, the call it belongs to).
+            depth, k = 0, i - 1
+            while k >= 0:
+                if toks[k][2] == "punct" and toks[k][3] in CLOSE:
+                    depth += 1
+                elif toks[k][2] == "punct" and toks[k][3] in OPEN:
+                    if depth == 0:
+                        break
+                    depth -= 1
+                k -= 1
+            match = matching(toks, k, 1) if k >= 0 else None
+            if match is None or toks[k][3] == "{":
+                return None
+            i, j = k, match + 1
+            continue
+        if keywords(toks[i:j]) or 0 in inside:
             return None
         if not inside:
             return (toks[i][0], toks[j - 1][1])
@@ -322,6 +339,21 @@ def declares(lines):
     """Whether lines declare something the code after them may use (a switch's braces would hide
     it), or are a case label or an accessor, which a statement cannot wrap."""
     return bool(DECLARATION.search(lines))
+
+
+def condition_list(text, at):
+    """Whether `at` is in the condition list of an if, guard or while (at the line's bracket
+    depth 0), where a comma separates conditions rather than arguments."""
+    start = text.rfind("\n", 0, at) + 1
+    line = text[start:at]
+    depth = 0
+    for _, _, kind, value in tokens(line):
+        if kind == "punct" and value in OPEN:
+            depth += 1
+        elif kind == "punct" and value in CLOSE:
+            depth -= 1
+    words = line.split()
+    return depth == 0 and bool(words) and words[0].lstrip("}") in ("if", "guard", "while", "else")
 
 
 def alignments(text, a, b, inserted):
@@ -411,6 +443,8 @@ def shape(text, start, original, mutated, number, kind):
         for a2, b2, added, element_text in alignments(text, a, b, inserted):
             for separator, neutral_off, neutral_on in ((", ", "!{on} || ", "{on} || "), (" && ", "!{on} || ", "{on} || "),
                                                        (" || ", "{on} && ", "!{on} && ")):
+                if separator == ", " and not condition_list(text, a2):
+                    continue
                 for lead in (True, False):
                     if lead and element_text.startswith(separator):
                         element = element_text[len(separator):]

@@ -71,6 +71,20 @@ import Testing
         #expect(unknown.status == 65 && unknown.stderr.contains("is not a known board"), "\(unknown.status): \(unknown.stderr)")
     }
 
+    /// `--device` names the vibrator to drive: with `$HAPTICD_SOCKET` set, a kernel vibrator or a
+    /// microcontroller named on the command line is still the one opened (here absent, so the
+    /// error names it), never hapticd's chip behind the socket.
+    @Test func theDeviceOptionWinsOverHapticdsSocket() throws {
+        var environment = environment
+        environment["HAPTICD_SOCKET"] = scratch.file("hapticd-elsewhere.sock")
+        for device in [scratch.file("event-absent"), "serial:" + scratch.file("tty-absent")] {
+            let run = try haptic.run(["play", "success", "--device", device], environment: environment)
+            #expect(run.status != 0, "\(device): \(run.stdout)")
+            #expect(run.stderr.contains(device.replacingOccurrences(of: "serial:", with: "")), "\(device): \(run.stderr)")
+            #expect(!run.stderr.contains("hapticd-elsewhere.sock"), "\(device) went to hapticd's socket: \(run.stderr)")
+        }
+    }
+
     /// `--board` on the command line wins over `$HAPTIC_BOARD`: the board named is the one driven,
     /// whichever board the environment names (a known one, or one that does not exist).
     @Test func theBoardOptionWinsOverTheEnvironment() throws {

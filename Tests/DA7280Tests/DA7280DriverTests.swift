@@ -170,6 +170,30 @@ import Testing
                     standby: true, driving: false, details: ["operationMode": .int(0), "standbyEnabled": .bool(false), "overrideValue": .int(0)]))
     }
 
+    /// A stream that starts with a sharp transient (full scale, then 0): the 0 that follows the
+    /// first level is written, and the actuator stops driving then, not at the next other level.
+    /// The same for a first level followed by itself and then by another.
+    @Test func theFirstLevelIsRememberedLikeEveryOther() throws {
+        let (driver, chip, clock) = try Self.started()
+        let before = chip.trace.count
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 1)
+        clock.advance(by: .milliseconds(5))
+        try driver.setRealTime(amplitude: 0)
+        clock.advance(by: .milliseconds(20))
+        #expect(Self.writes(chip, since: before) == [[0x22, 0x08], [0x23, 0x7F], [0x22, 0x09], [0x23, 0x00]])
+        #expect(chip.output.level(at: .zero.advanced(by: .milliseconds(15))) == 0, "still driving after the stream's 0")
+        #expect(chip.output.activeSeconds(to: clock.now) == 0.005)
+        try driver.endRealTimePlayback(standby: false)
+        let second = chip.trace.count
+        try driver.beginRealTimePlayback()
+        try driver.setRealTime(amplitude: 0.5)
+        try driver.setRealTime(amplitude: 0.5)  // the first level again: not written
+        try driver.setRealTime(amplitude: 1)
+        #expect(Self.writes(chip, since: second) == [[0x23, 64], [0x22, 0x09], [0x23, 0x7F]])
+        try driver.endRealTimePlayback(standby: true)
+    }
+
     /// Power: ready is STANDBY_EN, standby is IDLE; a stop keeps the power state and zeroes the level.
     @Test func powerStatesAreStandbyEnable() throws {
         let (driver, chip, _) = try Self.started()

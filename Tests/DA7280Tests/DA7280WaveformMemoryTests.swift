@@ -8,6 +8,7 @@ import HapticChip
 import Haptics
 import HapticsSimulation
 import HardwareAccess
+import HardwareAccessTesting
 import HardwareSimulation
 import Testing
 
@@ -170,6 +171,35 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         }
         #expect(chip[.irqEvent1] == 0, "E_SEQ_DONE not cleared")
         #expect(chip[.topControl1] == 0, "not back in IDLE")
+    }
+
+    /// A selection that failed on the bus (PS_SEQ_ID never landed, or landed with its acknowledge
+    /// lost) is not believed: the next play of that feedback writes PS_SEQ_ID again before
+    /// SEQ_START, so the chip plays the feedback asked for, not the one it held.
+    @Test(arguments: [FaultInjectingBus.Fault.lost(.noAcknowledge), .lost(.busError), .acknowledgeLost(.noAcknowledge)])
+    func aFailedSelectionIsWrittenAgain(_ fault: FaultInjectingBus.Fault) throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        let bus = FaultInjectingBus(chip)
+        var options = DA7280Driver.Options()
+        options.storedFeedbacks = DA7280FeedbackTable.storedFeedbacks(for: .sparkFunQwiicLRA)
+        let driver = DA7280Driver(bus: bus, actuator: .sparkFunQwiicLRA, clock: clock, options: options)
+        try driver.start()
+        let stored = try #require(driver.stored)
+        try #require(stored.names.count >= 2)
+        let (first, second) = (StoredWaveform(index: 0, duration: stored.durations[0]), StoredWaveform(index: 1, duration: stored.durations[1]))
+        try driver.play(first)
+        clock.advance(by: .seconds(1))
+        try driver.stop()
+        #expect(chip[.sequenceControl2] == 0)
+        bus.inject(fault, at: bus.count)
+        #expect(throws: HapticChipError.self) { try driver.play(second) }
+        try driver.stop()
+        let before = chip.trace.count
+        try driver.play(second)
+        let writes = chip.trace[before...].filter { $0.kind == .write }.map(\.written)
+        #expect(writes.contains([DA7280Register.sequenceControl2.rawValue, 1]), "PS_SEQ_ID not written again: \(writes)")
+        #expect(chip[.sequenceControl2] == 1 && writes.last == [0x22, 0x1B])
     }
 
     /// A locked memory (WAV_MEM_LOCK 0) is not written: the driver says why, and everything streams.

@@ -98,4 +98,20 @@ import Testing
             #expect(driven.start.duration(since: asked) < .milliseconds(5))
         }
     }
+
+    /// An app's `sound-file` hint is heard only at a full profile, as feedbackd plays it: not when
+    /// the phone is quiet or silent, nor when the app's own profile hint asks for quiet.
+    @Test(arguments: [(FeedbackProfile.full, FeedbackProfile?.none, true), (.quiet, nil, false), (.silent, nil, false), (.full, .quiet, false)])
+    func anAppsSoundFileIsHeardOnlyAtFull(global: FeedbackProfile, hint: FeedbackProfile?, heard: Bool) throws {
+        let (rig, engine, recording, server) = try soundServer(profile: global)
+        let root = (recording as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/share/sounds/freedesktop/stereo/complete.wav"
+        let trigger = FeedbackTrigger(app: "chat", event: "message-new-instant", profile: hint, soundFile: file)
+        _ = server.trigger(trigger, owner: "test") { _, _ in }
+        rig.clock.advance(by: .milliseconds(600))
+        try engine.finish()
+        let loud = try firstHeard(recording)
+        #expect((loud != nil) == heard, "global \(global), hint \(String(describing: hint)): heard at \(String(describing: loud))")
+    }
 }

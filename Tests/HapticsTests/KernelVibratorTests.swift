@@ -176,6 +176,20 @@ import Testing
         #expect(plays.count >= 40 && closest >= .milliseconds(10), "\(plays.count) levels, two \(closest) apart")
         #expect(abs(output.output.level(at: clock.now) - rated) < 0.01)
         try ramp.endRealTimePlayback(standby: true)
+        // An attack then a plateau: the plateau's level, held back by the rate bound when it first
+        // came, is sent at the next step past the bound; the drive does not stick at the attack's.
+        let plateau = try KernelVibratorDriver(output: output, clock: clock)
+        try plateau.beginRealTimePlayback()
+        try plateau.setRealTime(amplitude: 0.25)
+        clock.advance(by: .milliseconds(5))
+        try plateau.setRealTime(amplitude: 1)  // 5 ms after the last: held back
+        #expect(abs(output.output.level(at: clock.now) - rated / 4) < 0.02)
+        for _ in 0..<8 {
+            clock.advance(by: .milliseconds(5))
+            try plateau.setRealTime(amplitude: 1)
+        }
+        #expect(abs(output.output.level(at: clock.now) - rated) < 0.01, "the plateau stuck at \(output.output.level(at: clock.now)) of ABSMAX")
+        try plateau.endRealTimePlayback(standby: true)
         // Linux's da7280 lists FF_GAIN with no handler: writing it is a NULL call in the kernel.
         #expect(!output.calls.contains { $0.call == "gain" }, "FF_GAIN written to a da7280")
         // Without a device tree, the chip's reset values (0x5A, 0x78); acceleration on: 127.
