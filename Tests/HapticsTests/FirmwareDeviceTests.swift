@@ -68,6 +68,29 @@ final class ScriptedFirmwareLine: SerialLine {
         }
     }
 
+    /// An `error playback` or `error link-lost` the firmware sent on its own (about something
+    /// that played before) reaches whoever listens for it and is not the answer to the command
+    /// that follows: that command's own `ok` is its answer, nothing is left in the buffer, and
+    /// the next command gets its own answer too.
+    @Test(arguments: ["error playback rom: I2C write to 0x5A failed", "error link-lost no byte from the host for 300 ms: pattern stopped"])
+    func anUnsolicitedErrorIsNotTheNextCommandsRefusal(_ report: String) throws {
+        let line = ScriptedFirmwareLine { command in
+            switch command {
+            case "play impact-light": return [report, "ok play impact-light 20"]
+            case "status": return ["ok status board=pico chip=DRV2605L power=standby playing=-"]
+            default: return ["error unknown-command \(command)"]
+            }
+        }
+        let device = FirmwareDevice(line: line)
+        nonisolated(unsafe) var heard: [String] = []
+        device.unsolicited = { heard.append($0) }
+        #expect(try device.start(.impact(.light)) == .milliseconds(20))
+        #expect(heard == [report])
+        #expect(line.inbound.isEmpty, "an answer was left in the buffer")
+        #expect(try device.status().power == "standby")
+        #expect(line.written == ["play impact-light", "status"])
+    }
+
     @Test func silenceIsNoAnswerWithinTheTimeout() {
         let line = ScriptedFirmwareLine { _ in [] }
         let device = FirmwareDevice(line: line)
