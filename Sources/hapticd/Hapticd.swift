@@ -71,6 +71,7 @@ struct Hapticd: AsyncParsableCommand {
     var forceFeedback = false
     @Option(help: "How much force feedback matters against socket clients.") var forceFeedbackImportance: Importance = .ui
     @Flag(help: "Log every request.") var verbose = false
+    @Flag(help: "Print every bus transaction with the board's chip on standard error, as haptic --trace does.") var trace = false
     @Flag(help: "Play the themed sound of the feedback that has one (success, warning, error...) for clients whose profile is full.")
     var sound = false
     @Option(help: "With --sound: the ALSA PCM to play on.") var audioDevice = "default"
@@ -142,6 +143,7 @@ struct Hapticd: AsyncParsableCommand {
                 var boardOptions = HapticBoard.Options.firstChip(of: file, simulated: simulate)
                 boardOptions.warn = { [logger] in logger.warning("\($0)") }
                 boardOptions.inform = { [logger] in logger.notice("\($0)") }
+                if trace { boardOptions.observer = { transaction in FileHandle.standardError.write(Data("  bus \(transaction)\n".utf8)) } }
                 let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
                 engine = opened.engine
                 served = opened.origin(of: opened.chips[0], simulated: simulate)

@@ -105,4 +105,38 @@ import Testing
         let missing = try hapticd.run(["--simulate", "--socket", socket, "--theme", "absent"], environment: environment, deadline: .seconds(60))
         #expect(missing.status == 78 && missing.stderr.contains("no theme named absent"), "\(missing.stderr)")
     }
+
+    /// `hapticd --max-haptic-strength` reaches what a theme's event drives: a full-strength rumble
+    /// plays on the simulated LRA as the ROM's strongest buzz (effect 47, Buzz 1 - 100 %); at 0.5
+    /// it drives about half of full scale (streamed: RTP_INPUT, signed, of 127; or a weaker buzz,
+    /// 48-51: 80, 60, 40, 20 %), read from hapticd's `--trace`.
+    @Test func maximumHapticStrengthLimitsWhatThemeEventsDrive() throws {
+        let theme = scratch.file("strong.json")
+        try #"{"name": "strong", "profiles": [{"name": "quiet", "feedbacks": [{"event-name": "x-door", "type": "VibraRumble", "duration": 200, "magnitude": 1.0}]}]}"#
+            .write(toFile: theme, atomically: true, encoding: .utf8)
+        func strongestPercent(_ options: [String]) throws -> Int? {
+            let socket = scratch.file("hapticd-\(options.count).sock")
+            let daemon = try hapticd.start(["--simulate", "--trace", "--socket", socket, "--theme", theme] + options, environment: environment)
+            try daemon.waitUntil("the socket") { FileManager.default.fileExists(atPath: socket) }
+            let door = try haptic.run(["play", "x-door", "--socket", socket, "--json"], environment: environment)
+            #expect(door.status == 0 && door.json?["outcome"] as? String == "played", "\(door.stderr)")
+            daemon.signal(SIGTERM)
+            let run = try daemon.wait(deadline: .seconds(30))
+            // The strongest drive written: a ROM buzz in the first waveform slot (MODE, RTP,
+            // LIBRARY and the slots in one burst from 0x01), or an RTP_INPUT level.
+            let buzz = [47: 100, 48: 80, 49: 60, 50: 40, 51: 20]
+            let drives = run.stderr.split(separator: "\n").compactMap { line -> Int? in
+                guard line.contains("W 0x5A ["), let burst = line.split(separator: "[").last else { return nil }
+                let bytes = burst.dropLast().split(separator: " ").compactMap { Int($0, radix: 16) }
+                if bytes.count > 4, bytes[0] == 0x01 { return buzz[bytes[4]] }
+                if bytes.count == 2, bytes[0] == 0x02, bytes[1] <= 0x7F { return bytes[1] * 100 / 127 }
+                return nil
+            }
+            return drives.max()
+        }
+        let full = try strongestPercent([])
+        let limited = try strongestPercent(["--max-haptic-strength", "0.5"])
+        #expect(full == 100, "at full strength: \(full.map { "\($0) %" } ?? "not played")")
+        #expect(limited.map { $0 <= 60 && $0 >= 40 } == true, "at 0.5: \(limited.map { "\($0) %" } ?? "not played")")
+    }
 }
