@@ -308,7 +308,7 @@ gate_deploy() {
     awk "$GATE_AWK"'
         { v[$1] = $2 }
         END {
-            printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["restart-ms"], v["calibrations-after-restart"]
+            printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; /dev/uinput %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["uinput-access"], v["restart-ms"], v["calibrations-after-restart"]
             printf "group member played (exit %d, %d GO), other user refused %d; haptic stop alone %d ms; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["haptic-stop-ms"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
             printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["activation-ms"], v["session-active"], v["session-gos"]
             printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"]
@@ -316,6 +316,7 @@ gate_deploy() {
             bound(v["install-status"] == 0 && v["active-after-install"] == "active", "installed and active")
             bound(v["first-ready-ms"] > 0 && v["first-ready-ms"] <= 10000, "READY <= 10000 ms")
             bound(v["calibrations-after-install"] == 1 && v["calibration-owner"] == "hapticd", "calibrated once, saved in /var/lib/haptics by hapticd")
+            bound(v["uinput-access"] == "hapticd:root:600", "/dev/uinput for the user hapticd alone")
             bound(v["calibrations-after-restart"] == 1, "restored after restart (no new calibration)")
             bound(v["restart-ms"] > 0 && v["restart-ms"] <= 10000, "restart <= 10000 ms")
             bound(v["user-play-status"] == 0 && v["user-play-gos"] >= 1, "the hapticd group plays")

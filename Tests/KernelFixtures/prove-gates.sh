@@ -145,6 +145,8 @@ if [ -f "$recorded/deploy/values" ]; then
     plant "deploy: the Swift runtime on the root" gate_deploy "$work/deploy-values"
     with_value calibration-owner none
     plant "deploy: the calibration not saved" gate_deploy "$work/deploy-values"
+    with_value uinput-access root:hapticd:660
+    plant "deploy: /dev/uinput for hapticd's group (the socket's clients)" gate_deploy "$work/deploy-values"
     with_value calibrations-after-restart 2
     plant "deploy: calibrated again at restart" gate_deploy "$work/deploy-values"
     with_value stranger-refused 0

@@ -64,6 +64,9 @@ value active-after-install "$(systemctl is-active hapticd.service)"
 value first-ready-ms "$(ready_ms hapticd.service)"
 value calibrations-after-install "$(cat $P/calibrations)"
 value calibration-owner "$(stat -c %U /var/lib/haptics/calibration.json 2>/dev/null || echo none)"
+# /dev/uinput as the package's udev rule leaves it: hapticd's user alone (its group is the socket's).
+modprobe uinput 2>/dev/null; udevadm settle 2>/dev/null
+value uinput-access "$(stat -c %U:%G:%a /dev/uinput 2>/dev/null || echo none)"
 
 # As a user joins the groups: hapticd's for its socket, i2c for running haptic on the chip itself.
 usermod -aG hapticd,i2c tester
