@@ -2,7 +2,8 @@
 """Killed mutants' verdicts, kept by what they depend on (Scripts/mutants).
 
 A verdict is kept under the mutant's identity (its name, file and both texts, its tests) with the
-test files that killed it. It holds while the key computed now equals the key it was stored with:
+test file that killed it (of several, the one whose verdict depends on the fewest files: any one
+failing kills the mutant). It holds while the key computed now equals the key it was stored with:
 
     the toolchain's version, Package.swift, Package.resolved, the mutant's own texts;
     every file of the mutated module and of the modules it depends on;
@@ -94,10 +95,8 @@ def runs_programs(graph, test_path):
                                       for f in graph.files(target) if f.endswith(".swift"))
 
 
-def key(graph, toolchain, mutant, mutated_file, tests):
-    """The verdict's key, or None when the killing tests are not known (then it is not kept)."""
-    if not tests:
-        return None
+def dependencies(graph, mutated_file, tests):
+    """Every file a verdict on `tests` depends on (the key's files), or None when a test is gone."""
     root = graph.root
     files = {"Package.swift", "Package.resolved"}
     modules = {graph.target_of(mutated_file)}
@@ -119,11 +118,30 @@ def key(graph, toolchain, mutant, mutated_file, tests):
         modules |= set(graph.dependencies.get(target, []))
         if runs_programs(graph, test):
             modules |= set(graph.executables())
+    for module in sorted(graph.closure(modules)):
+        files |= set(graph.files(module))
+    return files
+
+
+def narrowest(graph, mutated_file, tests):
+    """Of the test files that killed a mutant, the one whose verdict depends on the fewest files:
+    any one of them failing kills it, so a change the others depend on need not run it again
+    (a unit test's file rather than a contract test's, which depends on every program)."""
+    sized = [(len(found), test) for test in tests if (found := dependencies(graph, mutated_file, [test])) is not None]
+    return [min(sized)[1]] if sized else tests
+
+
+def key(graph, toolchain, mutant, mutated_file, tests):
+    """The verdict's key, or None when the killing tests are not known (then it is not kept)."""
+    if not tests:
+        return None
+    root = graph.root
+    files = dependencies(graph, mutated_file, tests)
+    if files is None:
+        return None
     digest = hashlib.sha256()
     digest.update(toolchain)
     digest.update("\0".join(mutant).encode())
-    for module in sorted(graph.closure(modules)):
-        files |= set(graph.files(module))
     for path in sorted(files):
         full = os.path.join(root, path)
         if os.path.isfile(full):
