@@ -6,17 +6,20 @@ each mutant is a filtered test run.
 A mutant is a text replacement (the code as it is, the code with the bug). It becomes a switch
 in one of these shapes, tried in this order; the compiler decides which one holds:
 
+    condition   an inserted or removed element of an if/guard/while condition list or of a
+                && / || chain, as an element that is neutral while the switch is off
     expression  the smallest whole expression around the change, as
-                (__hapticMutant(N) ? (mutated) : (original))
-    condition   an inserted or removed element of a condition list or a && / || chain, as an
-                element that is neutral while the switch is off
+                (__hapticMutant(N) ? (mutated) : (original)); its neighbours bind less tightly
+                than anything in it, so the parentheses keep the meaning
     lines       the whole lines around the change, as if __hapticMutant(N) { ... } else { ... }
     hunks       a change over several lines that keeps their number (a bit index in a getter
                 and its setter), each changed line's expression switched by the same N
 
-A mutant none of these fit (a declaration's modifier, half a do/catch) is reported and run the old
-way: planted in the real sources and built. The repository's sources never hold a switch: the
-schemata live in a copy.
+Code inside a multi-line string literal is never switched (its text would change). A mutant none
+of these fit (a declaration's modifier, a changed case label) is reported and run the old way:
+planted in the real sources and built. The repository's sources never hold a switch: the schemata
+live in a copy, and a run of the mutants' tests with every switch off must pass before any mutant
+runs.
 """
 import re
 
