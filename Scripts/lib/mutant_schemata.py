@@ -414,10 +414,9 @@ def shape(text, start, original, mutated, number, kind):
         # The whole lines the change touches, wherever a one-sided change can be aligned.
         places = alignments(text, a, b, inserted) or [(a, b, None, None)]
         bodies = []
-        for a2, b2, added, _ in places:
-            piece = inserted if added is None or added else ""
-            if added is True:
-                piece = _
+        for a2, b2, added, moved in places:
+            # The text put in at this alignment: the inserted piece as aligned, or nothing for a removal.
+            piece = inserted if added is None else (moved if added else "")
             first = text.rfind("\n", 0, a2) + 1
             if b2 > a2 and text[b2 - 1] == "\n":
                 last = b2 - 1

@@ -13,6 +13,7 @@ failing kills the mutant). It holds while the key computed now equals the key it
 
 A change anywhere else keeps the verdict; a survivor is never kept.
 """
+import functools
 import hashlib
 import json
 import os
@@ -146,9 +147,15 @@ def key(graph, toolchain, mutant, mutated_file, tests):
         full = os.path.join(root, path)
         if os.path.isfile(full):
             digest.update(path.encode() + b"\0")
-            with open(full, "rb") as handle:
-                digest.update(hashlib.sha256(handle.read()).digest())
+            digest.update(file_digest(full))
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def file_digest(path):
+    """A file's SHA-256, read once per run: every verdict's key hashes the same modules."""
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).digest()
 
 
 def identity(mutant):
