@@ -57,15 +57,59 @@ public struct VibratorFinder: Sendable {
         }
     }
 
-    /// A property from the device tree node of the device an input device node belongs to
-    /// (`eventN/device/device/of_node/NAME`: the I2C client drv260x or da7280 was bound to), its
-    /// bytes; nil on a machine without a device tree, or when the node lacks it. A udev link
+    /// A property from the device tree node of the chip an input device node belongs to, its
+    /// bytes; nil on a machine without a device tree, when the node lacks it, or when the chip
+    /// cannot be told apart from another of its kind whose node says otherwise. A udev link
     /// (`/dev/input/by-path/...-event`) is followed to the node it names.
+    ///
+    /// The node is the I2C client's (`firmwareNodes(ofDeviceAt:)`), where Linux puts a device
+    /// tree's properties; drv260x and da7280 make the I2C adapter their input device's parent, so
+    /// the input device's own parent has the bus's node, not the chip's.
     public func firmwareProperty(_ name: String, ofDeviceAt path: String) -> [UInt8]? {
+        guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
+        let values = firmwareNodes(ofDeviceAt: path).map { FileManager.default.contents(atPath: "\($0)/\(name)").map { [UInt8]($0) } }
+        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
+        return first
+    }
+
+    /// The firmware nodes (sysfs `of_node` folders) of the chip behind an input device node: one
+    /// when it is known, several when the bus has more chips bound to the same driver (their input
+    /// devices cannot be told apart in sysfs), none without a device tree.
+    ///
+    /// The input device's parent (`eventN/device/device`) is the chip itself for drivers that
+    /// allocate their input device with the chip as parent; drv260x, drv2665, drv2667 and da7280
+    /// set it to the I2C adapter instead (`input_dev->dev.parent = client->dev.parent`). On an
+    /// adapter (a folder with `N-00AA` clients) the chip is the client whose bound driver has the
+    /// input device's stem: `drv260x-haptics` for "drv260x:haptics", `da7280` for "da7280-haptic".
+    public func firmwareNodes(ofDeviceAt path: String) -> [String] {
         let link = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
         let event = URL(fileURLWithPath: link ?? path).lastPathComponent
-        guard !name.contains("/"), !name.hasPrefix("."), event.hasPrefix("event") else { return nil }
-        return FileManager.default.contents(atPath: "\(sysfs)/class/input/\(event)/device/device/of_node/\(name)").map { [UInt8]($0) }
+        guard event.hasPrefix("event"), !event.contains("/") else { return [] }
+        let input = "\(sysfs)/class/input/\(event)/device"
+        let parent = input + "/device"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+        let bus = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: parent)) ?? parent).lastPathComponent
+        guard bus.hasPrefix("i2c-"), let number = Int(bus.dropFirst(4)) else {
+            return FileManager.default.fileExists(atPath: parent + "/of_node") ? [parent + "/of_node"] : []
+        }
+        let stem = Self.stem(read(input + "/name") ?? "")
+        return entries.filter { Self.isClient($0, ofBus: number) }.sorted().compactMap { client in
+            let folder = "\(parent)/\(client)"
+            guard let driver = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/driver"),
+                !stem.isEmpty, Self.stem(URL(fileURLWithPath: driver).lastPathComponent) == stem,
+                FileManager.default.fileExists(atPath: folder + "/of_node")
+            else { return nil }
+            return folder + "/of_node"
+        }
+    }
+
+    /// A name up to its first character that is neither a letter nor a digit: the driver's stem.
+    static func stem(_ name: String) -> String { String(name.prefix { $0.isLetter || $0.isNumber }).lowercased() }
+
+    /// Whether a folder in an adapter's is one of its I2C clients (`1-005a`: bus, dash, four hex digits).
+    static func isClient(_ entry: String, ofBus bus: Int) -> Bool {
+        let parts = entry.split(separator: "-")
+        return parts.count == 2 && Int(parts[0]) == bus && parts[1].count == 4 && parts[1].allSatisfy(\.isHexDigit)
     }
 
     /// The vibrator feedbackd would use, or nil when there is none.
