@@ -13,6 +13,9 @@
 ///   waveform mode; Linux's driver leaves it to the device tree and SparkFun's clears it: the
 ///   datasheet wins), acceleration, rapid stop and the amplitude loop off, V2I_FACTOR_FREEZE and
 ///   TST_CALIB_IMPEDANCE_DIS on, BEMF_FAULT_LIM 0.
+/// - LRA and bar ERM: V2I_FACTOR_FREEZE, TST_CALIB_IMPEDANCE_DIS and BEMF_FAULT_LIM at their
+///   reset values (0, 1, 1), so that a coin ERM's configuration left in the chip (a board
+///   reconfigured without a power cycle) does not keep the stuck-actuator detection off.
 /// - All: MEM_DATA_SIGNED = not ACCELERATION_EN [DS T22], V2I_FACTOR_OFFSET_EN = ACCELERATION_EN
 ///   [DS §5.7.15; Linux init], EMBEDDED_MODE off (the driver clears faults itself, and reports them).
 public struct DA7280Configuration: Sendable, Hashable {
@@ -56,13 +59,45 @@ public struct DA7280Configuration: Sendable, Hashable {
         result.topConfiguration2 = topConfiguration2 & ~signed | (acceleration ? 0 : signed)
         let offset = Register.v2iFactorOffsetEnable
         result.topConfiguration5 = topConfiguration5 & ~offset | (acceleration ? offset : 0)
+        let owned: Register.TopConfiguration4 = [.v2iFactorFreeze, .calibrationImpedanceDisable]
         if kind == .ermCoin {
             // A coin ERM's back-EMF is too small to use: the V2I factor frozen, no impedance
             // check, no back-EMF fault limit [DS §5.7.18; Linux init].
-            let coin: Register.TopConfiguration4 = [.v2iFactorFreeze, .calibrationImpedanceDisable]
-            result.topConfiguration4 = topConfiguration4 | coin.rawValue
+            result.topConfiguration4 = topConfiguration4 & ~owned.rawValue | owned.rawValue
             result.topInternalConfiguration1 = topInternalConfiguration1 & ~Register.backEMFFaultLimitMask
+        } else {
+            // The reset values [DS T34, T35]: V2I tracked, impedance calibration off, limit 1.
+            result.topConfiguration4 = topConfiguration4 & ~owned.rawValue | Register.TopConfiguration4.calibrationImpedanceDisable.rawValue
+            result.topInternalConfiguration1 = topInternalConfiguration1 & ~Register.backEMFFaultLimitMask | 0x01
         }
         return result
+    }
+}
+
+/// What start-up wrote that a power-on reset puts back to other values (`DA7280Driver.checkForReset()`):
+/// IRQ_MASK1's SEQ_CONTINUE_M (set by the driver, 0 at reset: seen whatever the actuator),
+/// ACTUATOR1-3 and TOP_CFG1-2. FRQ_LRA_PER and CALIB_V2I are left out: the chip's tracking may
+/// change what it holds there.
+public struct DA7280WrittenConfiguration: Sendable, Hashable {
+    /// ACTUATOR1-3: NOMMAX, ABSMAX, IMAX.
+    public var actuator: [UInt8]
+    /// TOP_CFG1 and TOP_CFG2.
+    public var topConfiguration: [UInt8]
+
+    /// What start-up wrote for `actuator` and `configuration`.
+    public init(actuator: DA7280ActuatorRegisters, configuration: DA7280Configuration) {
+        self.actuator = [actuator.nominalMaximum, actuator.absoluteMaximum, actuator.currentMaximum]
+        topConfiguration = [configuration.topConfiguration1, configuration.topConfiguration2]
+    }
+
+    /// Whether `bytes`, read from register `first` on (up to TOP_CFG2 at least), still hold it.
+    public func matches(_ bytes: [UInt8], from first: UInt8) -> Bool {
+        func at(_ register: DA7280Register) -> UInt8? {
+            let index = Int(register.rawValue) - Int(first)
+            return bytes.indices.contains(index) ? bytes[index] : nil
+        }
+        guard let mask = at(.irqMask1), mask & DA7280Register.sequenceContinueMask != 0 else { return false }
+        return [at(.actuatorNominalMaximum), at(.actuatorAbsoluteMaximum), at(.actuatorCurrentMaximum)] == actuator.map { $0 }
+            && [at(.topConfiguration1), at(.topConfiguration2)] == topConfiguration.map { $0 }
     }
 }

@@ -51,11 +51,14 @@ extension DA7280Driver: StoredWaveformPlayback {
         return StoredWaveform(index: index, duration: stored.durations[index])
     }
 
-    /// PS_SEQ_ID (once per sequence: PS_SEQ_LOOP 0, played once), then TOP_CTL1 = RTWM with
-    /// STANDBY_EN and SEQ_START clear: armed, the chip in STANDBY. At most two writes, none when
-    /// already prepared for it.
+    /// A reset check when not armed (one read), PS_SEQ_ID (once per sequence: PS_SEQ_LOOP 0,
+    /// played once), then TOP_CTL1 = RTWM with STANDBY_EN and SEQ_START clear: armed, the chip in
+    /// STANDBY. Nothing when already prepared for it.
     public func prepare(_ waveform: StoredWaveform) throws(HapticChipError) {
         try requireStarted()
+        // Arming is where a drive from the memory starts: a reset chip's memory is empty and its
+        // ratings the reset values (`checkForReset()` writes both again).
+        if !armed { try checkForReset() }
         guard let stored, stored.names.indices.contains(waveform.index) else {
             throw .invalidArgument("sequence \(waveform.index) is not in the DA7280's waveform memory")
         }

@@ -34,6 +34,10 @@ public final class DA7280Driver: HapticChipDriver {
         public init() {}
     }
 
+    /// What stops the chip from another process after this one died (`ChipClaim.stopWrites`, a
+    /// dead-man guard's): TOP_CTL1 and TOP_CTL2 zero in one write (inactive, IDLE, no override).
+    public static let stopWrites: [[UInt8]] = [[DA7280Register.topControl1.rawValue, 0, 0]]
+
     /// The bus the chip is on.
     public let bus: any I2CBus
     /// Its address (0x4A on SparkFun's board).
@@ -49,8 +53,13 @@ public final class DA7280Driver: HapticChipDriver {
     public var canShutDown: Bool { false }
     public private(set) var isStreaming = false
     public var pollInterval: Duration { options.pollInterval }
-    /// Not detected on this chip yet.
+    /// Power-on resets (a brown-out, the board re-plugged) found behind the driver's back and
+    /// repaired: the configuration and waveform memory written again before the next drive
+    /// (`checkForReset()`).
     public private(set) var resetsDetected = 0
+    /// Warnings the chip raised (E_WARNING, by its diagnosis: drive limited, over-temperature
+    /// warning, memory data type mismatch), each counted once when read and cleared.
+    public private(set) var warningsSeen: [DA7280Register.Warning: Int] = [:]
     public private(set) var suppressedErrors = 0
     /// The events read at the last status, kept for people (`lastEvents.description`).
     public private(set) var lastEvents: DA7280Register.Event = []
@@ -62,6 +71,9 @@ public final class DA7280Driver: HapticChipDriver {
     /// DRO mode is on (the stream's first level was written).
     private var driving = false
     private var lastOverride: UInt8 = 0
+    /// What start-up wrote that a power-on reset changes back (`checkForReset()` compares what it
+    /// reads with it); nil before start-up.
+    var written: DA7280WrittenConfiguration?
     /// OVERRIDE_VAL for level 1: the rated voltage (`DA7280Equations.overrideFullScale`).
     public private(set) var overrideFullScale: UInt8 = 127
     /// What start-up wrote into the waveform memory (nil: nothing, see `memoryNote`).
@@ -111,7 +123,36 @@ public final class DA7280Driver: HapticChipDriver {
         let events = try read(.irqEvent1, count: 4)
         lastEvents = DA7280Register.Event(rawValue: events[0])
         if DA7280Register.Event(rawValue: events[3]).contains(.underVoltage) { throw .underVoltage }
+        try configure(registers)
+        power = .standby
+        isStreaming = false
+        driving = false
+        lastOverride = 0
+        armed = false
+        memoryPlaying = false
+        started = true
+    }
+
+    /// Everything start-up writes, from an inactive chip to the latched events cleared: the same
+    /// after a power-on reset. Every bit the driver relies on is written; read-modify-write only
+    /// where a register holds bits it does not own.
+    ///
+    /// - TOP_CTL1 = 0: every field of it is the driver's.
+    /// - IRQ_MASK1's SEQ_CONTINUE_M set: the mark a reset clears (`DA7280WrittenConfiguration`).
+    /// - CIF_I2C1's I2C_WR_MODE made 0 (auto-increment) if it is not, before the first burst:
+    ///   in page mode every burst below would land in one register.
+    /// - The actuator in one burst, then TOP_CFG1-TOP_INT_CFG1 and TOP_CFG5 by
+    ///   `DA7280Configuration`, SEQ_CTL1's three fields cleared (memory timebase 5.44 ms, no
+    ///   custom waveform generator, no SEQ_CONTINUE), the waveform memory, IRQ_EVENT1 cleared.
+    func configure(_ registers: DA7280ActuatorRegisters) throws(HapticChipError) {
         try write(.topControl1, [0])
+        let interfaceAndMask = try read(.irqMask1, count: 2)  // IRQ_MASK1, CIF_I2C1
+        let mask = interfaceAndMask[0] | DA7280Register.sequenceContinueMask
+        // IRQ_MASK1 alone first: a page-mode chip takes a one-byte write as well as any.
+        if mask != interfaceAndMask[0] { try write(.irqMask1, [mask]) }
+        if interfaceAndMask[1] & DA7280Register.i2cWriteModePage != 0 {
+            try write(.controlInterfaceI2C1, [interfaceAndMask[1] & ~DA7280Register.i2cWriteModePage])
+        }
         try write(registers.burstStart, registers.burst())
         let held = try read(.topConfiguration1, count: 5)  // TOP_CFG1, TOP_CFG2, TOP_CFG3, TOP_CFG4, TOP_INT_CFG1
         let fifth = try read(.topConfiguration5, count: 1)[0]
@@ -124,24 +165,65 @@ public final class DA7280Driver: HapticChipDriver {
             try write(.topConfiguration4, [new.topConfiguration4, new.topInternalConfiguration1])
         }
         if new.topConfiguration5 != old.topConfiguration5 { try write(.topConfiguration5, [new.topConfiguration5]) }
+        let sequence = try read(.sequenceControl1, count: 1)[0]
+        if sequence & DA7280Register.sequenceControl1DriverFields != 0 {
+            try write(.sequenceControl1, [sequence & ~DA7280Register.sequenceControl1DriverFields])
+        }
         try writeWaveformMemory()
         try write(.irqEvent1, [0xFF])
+        written = DA7280WrittenConfiguration(actuator: registers, configuration: new)
         overrideFullScale = DA7280Equations.overrideFullScale(
             nominalMaximum: registers.nominalMaximum, absoluteMaximum: registers.absoluteMaximum,
             acceleration: DA7280Configuration.topConfiguration1Fields(for: actuator.kind).contains(.acceleration))
+    }
+
+    // MARK: - Resets
+
+    /// Reads IRQ_MASK1 through TOP_CFG2 (one transaction) and, when what start-up wrote there is
+    /// not what the chip holds (`DA7280WrittenConfiguration`), takes the chip for reset (a brown-out puts them
+    /// back to 0x5A/0x78/0x17 and 0x1E/0x01: an LRA rated below 2.1 V would be driven at the
+    /// reset NOMMAX, with acceleration on) and restores it (`restoreAfterReset()`). Run before
+    /// every drive starts: a stream's start, a wake, arming the waveform memory. Returns whether
+    /// it restored.
+    @discardableResult
+    public func checkForReset() throws(HapticChipError) -> Bool {
+        try requireStarted()
+        guard let written else { return false }
+        let first = DA7280Register.irqMask1.rawValue
+        let bytes = try read(.irqMask1, count: Int(DA7280Register.topConfiguration2.rawValue - first) + 1)
+        guard !written.matches(bytes, from: first) else { return false }
+        try restoreAfterReset()
+        return true
+    }
+
+    /// Writes the whole configuration and the waveform memory again after a power-on reset, and
+    /// returns to the power state the driver had the chip in (a stream in progress continues: its
+    /// next level enters DRO mode again). Counted in `resetsDetected`.
+    public func restoreAfterReset() throws(HapticChipError) {
+        resetsDetected += 1
+        let wasReady = power == .ready
+        let wasStreaming = isStreaming
+        try configure(try actuator.registers())
         power = .standby
-        isStreaming = false
         driving = false
         lastOverride = 0
         armed = false
         memoryPlaying = false
-        started = true
+        isStreaming = false
+        if wasReady {
+            try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: true).rawValue])
+            power = .ready
+            readyInstant = clock.now.advanced(by: options.wakeDelay)
+        }
+        isStreaming = wasStreaming
     }
 
     // MARK: - Power
 
     public func wake() throws(HapticChipError) {
         try requireStarted()
+        guard power != .ready else { return }
+        try checkForReset()
         guard power != .ready else { return }
         try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: true).rawValue])
         power = .ready
@@ -199,6 +281,7 @@ public final class DA7280Driver: HapticChipDriver {
     /// written before the mode [DS §5.9.1: OVERRIDE_VAL first, then OPERATION_MODE = 1].
     public func beginRealTimePlayback() throws(HapticChipError) {
         try requireStarted()
+        try checkForReset()
         if power != .ready {
             try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: true).rawValue])
             readyInstant = clock.now.advanced(by: options.wakeDelay)
@@ -244,22 +327,38 @@ public final class DA7280Driver: HapticChipDriver {
 
     // MARK: - Status
 
-    /// IRQ_EVENT1 through IRQ_STATUS1 in one read, the two diagnosis registers with them. A
+    /// IRQ_EVENT1 through TOP_CFG2 in one read: the events, the two diagnosis registers and
+    /// IRQ_STATUS1, and the configuration a power-on reset changes back (`checkForReset()`: a
+    /// reset found here is repaired at once, so nothing plays at the reset values after it). A
     /// sequence from the waveform memory plays until E_SEQ_DONE [DS T21; its mask SEQ_DONE_M is
     /// not the flag, T25]; the faults are the latched events that hold the chip idle until
     /// cleared (over-current, actuator, critical over-temperature, sequence and under-voltage
-    /// [DS §5.6.6]), and E_WARNING is a warning: the chip still drives.
+    /// [DS §5.6.6]). E_WARNING is a warning (the chip still drives): counted by its diagnosis in
+    /// `warningsSeen`, cleared, and reported once in the status.
     public func playbackStatus() throws(HapticChipError) -> HapticChipStatus {
         try requireStarted()
-        let bytes = try read(.irqEvent1, count: 4)
+        let first = DA7280Register.irqEvent1.rawValue
+        let bytes = try read(.irqEvent1, count: Int(DA7280Register.topConfiguration2.rawValue - first) + 1)
         let events = DA7280Register.Event(rawValue: bytes[0])
         lastEvents = events
         lastWarningDiagnosis = bytes[1]
         lastSequenceDiagnosis = bytes[2]
+        if let written, !written.matches(bytes, from: first) {
+            // A reset cleared the events too: what was latched before it is gone with it.
+            try restoreAfterReset()
+            return HapticChipStatus(playing: false, resetDetected: true)
+        }
+        var warning: String?
+        if events.contains(.warning) {
+            let kinds = DA7280Register.Warning.all.filter { bytes[1] & $0.rawValue != 0 }
+            for kind in kinds { warningsSeen[kind, default: 0] += 1 }
+            warning = kinds.isEmpty ? "E_WARNING without a diagnosis" : kinds.map(\.description).joined(separator: ", ")
+            try write(.irqEvent1, [DA7280Register.Event.warning.rawValue])
+        }
         return HapticChipStatus(
             playing: memoryPlaying && !events.contains(.sequenceDone), overCurrent: events.contains(.overCurrent), overTemperature: events.contains(.overTemperatureCritical),
             actuatorFault: events.contains(.actuatorFault), underVoltage: events.contains(.underVoltage),
-            sequenceFault: events.contains(.sequenceFault), warning: events.contains(.warning))
+            sequenceFault: events.contains(.sequenceFault), warning: events.contains(.warning), warningDetail: warning)
     }
 
     /// Inactive and IDLE first (so a fault does not fire again at once, as Linux's driver does),

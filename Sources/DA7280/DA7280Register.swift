@@ -168,6 +168,41 @@ public enum DA7280Register: UInt8, CaseIterable, Sendable, CustomStringConvertib
     /// TOP_CFG5's V2I_FACTOR_OFFSET_EN (bit 0): on with acceleration, off without [DS §5.7.15, Linux init].
     public static let v2iFactorOffsetEnable: UInt8 = 1 << 0
 
+    /// CIF_I2C1's I2C_WR_MODE (bit 7): 1 is page mode, where a burst does not move on to the next
+    /// register; 0 (auto-increment) is what every burst of the driver needs [DS T26].
+    public static let i2cWriteModePage: UInt8 = 1 << 7
+
+    /// SEQ_CTL1's fields (bits 2:0): FREQ_WAVEFORM_TIMEBASE, WAVEGEN_MODE, SEQ_CONTINUE [DS T48].
+    public static let sequenceControl1DriverFields: UInt8 = 0x07
+
+    /// IRQ_MASK1's SEQ_CONTINUE_M (bit 0): the driver masks it (it never continues a sequence, and
+    /// polls rather than using nIRQ), so a chip that reads it clear was reset (its reset value is 0).
+    public static let sequenceContinueMask: UInt8 = 1 << 0
+
+    /// IRQ_EVENT_WARNING_DIAG's causes of E_WARNING [DS T22].
+    public enum Warning: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// E_OVERTEMP_WARN: the die passed the warning temperature (105 °C); it still drives.
+        case overTemperature = 0x08
+        /// E_MEM_TYPE: the waveform memory's data type does not match ACCELERATION_EN.
+        case memoryType = 0x10
+        /// E_LIM_DRIVE_ACC: acceleration asked for more than ABSMAX; the drive was limited.
+        case driveLimitedInAcceleration = 0x40
+        /// E_LIM_DRIVE: the drive asked for more than the chip may give; it was limited.
+        case driveLimited = 0x80
+
+        /// Every cause.
+        public static var all: [Warning] { allCases }
+
+        public var description: String {
+            switch self {
+            case .overTemperature: return "over-temperature warning (E_OVERTEMP_WARN)"
+            case .memoryType: return "waveform memory type mismatch (E_MEM_TYPE)"
+            case .driveLimitedInAcceleration: return "drive limited during acceleration (E_LIM_DRIVE_ACC)"
+            case .driveLimited: return "drive limited (E_LIM_DRIVE)"
+            }
+        }
+    }
+
     /// TOP_CTL1's fields.
     public struct TopControl1: Sendable, Hashable {
         public var rawValue: UInt8

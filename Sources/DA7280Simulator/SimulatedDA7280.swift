@@ -53,6 +53,24 @@ public final class SimulatedDA7280: I2CBus {
         if sequenceEnd == nil { output.set(drive, at: clock.now) }
     }
 
+    /// A power-on reset, as a brown-out or a re-plug makes one: every register, the waveform
+    /// memory among them, back to its power-on value, and the drive stopped [DS §5.1].
+    public func powerOnReset() {
+        registers = DA7280Model.resetValues
+        sequenceEnd = nil
+        output.set(0, at: clock.now)
+    }
+
+    /// What the outputs drive now, in volts: `drive` times the NOMMAX the chip holds now (a reset
+    /// chip's is its power-on 0x5A, 2.106 V, whatever the actuator is rated for).
+    public var driveVolts: Double { drive * Double(self[.actuatorNominalMaximum]) * DA7280Equations.voltsPerStep }
+
+    /// What IRQ_EVENT_WARNING_DIAG says caused E_WARNING (`raise(.warning)`): the chip's own
+    /// monitors set it; a write cannot [DS T22].
+    public func setWarningDiagnosis(_ causes: UInt8) {
+        registers[Int(DA7280Register.irqEventWarningDiagnostics.rawValue)] = causes
+    }
+
     /// A register by name.
     public subscript(register: DA7280Register) -> UInt8 { registers[Int(register.rawValue)] }
 

@@ -84,12 +84,20 @@ public struct HapticChipStatus: Sendable, Equatable {
     /// The chip warned but kept driving (a DA7280's E_WARNING: drive limited, or the temperature
     /// warning below the critical one). Logged, never treated as a fault.
     public var warning: Bool
+    /// What the warning was, for the log (a DA7280's diagnosis: "drive limited (E_LIM_DRIVE)").
+    public var warningDetail: String?
+    /// The read found the chip reset behind the driver's back (a brown-out), and the driver
+    /// restored its configuration: whatever it was playing was cut short.
+    public var resetDetected: Bool
 
     /// A status as a driver read it (no faults unless given).
     public init(
         playing: Bool, overCurrent: Bool = false, overTemperature: Bool = false, actuatorFault: Bool = false,
-        underVoltage: Bool = false, sequenceFault: Bool = false, warning: Bool = false
+        underVoltage: Bool = false, sequenceFault: Bool = false, warning: Bool = false, warningDetail: String? = nil,
+        resetDetected: Bool = false
     ) {
+        self.warningDetail = warningDetail
+        self.resetDetected = resetDetected
         self.playing = playing
         self.overCurrent = overCurrent
         self.overTemperature = overTemperature

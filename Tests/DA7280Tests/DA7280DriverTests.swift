@@ -65,20 +65,58 @@ import Testing
     }
 
     /// Start-up: CHIP_REV read, the events and IRQ_STATUS1 read (nothing wrong at power-on), the
-    /// drive stopped, the actuator in one burst from 0x0A, the configuration read and written
-    /// back with the LRA's fields (TOP_CFG1 0x1E and TOP_CFG2 0x01 are already an LRA's at reset;
-    /// TOP_CFG5 needs no write), the latched events cleared; the chip left in IDLE, not driving.
+    /// drive stopped, IRQ_MASK1 and CIF_I2C1 read (auto-increment already: no write there) and
+    /// SEQ_CONTINUE_M set (the mark a reset clears), the actuator in one burst from 0x0A, the
+    /// configuration read and written back with the LRA's fields (TOP_CFG1 0x1E and TOP_CFG2 0x01
+    /// are already an LRA's at reset; TOP_CFG4, TOP_INT_CFG1 and TOP_CFG5 need no write), SEQ_CTL1
+    /// read (its fields already 0), the latched events cleared; the chip left in IDLE, not driving.
     @Test func startUpReadsThenWrites() throws {
         let (driver, chip, _) = try Self.started()
-        #expect(chip.trace.count == 8)
+        #expect(chip.trace.count == 11)
         #expect(chip.trace[0].kind == .writeRead && chip.trace[0].written == [0x00] && chip.trace[0].read == [0xBA])
         #expect(chip.trace[1].kind == .writeRead && chip.trace[1].written == [0x03] && chip.trace[1].read == [0, 0, 0, 0x00])
-        #expect(Self.writes(chip) == [[0x22, 0x00], [0x0A, 0x22, 0x3C, 0x5A, 96, 19, 0x00, 197], [0x13, 0x1E, 0x01], [0x03, 0xFF]])
+        #expect(chip.trace[3].kind == .writeRead && chip.trace[3].written == [0x07] && chip.trace[3].read == [0x00, 0x40])
+        #expect(chip.trace.contains { $0.kind == .writeRead && $0.written == [0x24] && $0.read == [0x08] }, "SEQ_CTL1 read")
+        #expect(Self.writes(chip) == [[0x22, 0x00], [0x07, 0x01], [0x0A, 0x22, 0x3C, 0x5A, 96, 19, 0x00, 197], [0x13, 0x1E, 0x01], [0x03, 0xFF]])
         #expect(chip.trace.allSatisfy { $0.address == .da7280 })
         #expect(driver.power == .standby)
         #expect(chip[.topControl1] == 0)
         #expect(chip.drive == 0)
         #expect(chip[.topInternalConfiguration1] == 0x81, "FRQ_LOCKED_LIM kept")
+    }
+
+    /// A chip left in I2C page mode (CIF_I2C1's I2C_WR_MODE set) is put back to auto-increment
+    /// before the first burst, which page mode would pile into one register; a SEQ_CTL1 another
+    /// program left with a timebase, the custom waveform generator and SEQ_CONTINUE has those
+    /// three fields cleared and its other bits kept.
+    @Test func startUpWritesTheWriteModeAndSequenceFieldsItReliesOn() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        try chip.write(to: .da7280, [0x08, 0xC0])
+        try chip.write(to: .da7280, [0x24, 0x0F])
+        let before = chip.trace.count
+        try DA7280Driver(bus: chip, actuator: .sparkFunQwiicLRA, clock: clock).start()
+        let writes = Self.writes(chip, since: before)
+        let mode = try #require(writes.firstIndex(of: [0x08, 0x40]), "I2C_WR_MODE cleared, bit 6 kept")
+        let burst = try #require(writes.firstIndex { $0.first == 0x0A })
+        #expect(mode < burst, "before the burst")
+        #expect(chip[.controlInterfaceI2C1] == 0x40)
+        #expect(chip[.sequenceControl1] == 0x08)
+    }
+
+    /// A board reconfigured from a coin ERM to an LRA without a power cycle: the coin's frozen V2I
+    /// factor, its impedance calibration and its back-EMF fault limit 0 (no stuck-actuator
+    /// detection) do not stay behind; the LRA gets the chip's reset values for those fields.
+    @Test func aPreviousActuatorsFieldsDoNotStayBehind() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        let coin = DA7280Actuator(kind: .ermCoin, nominalVolts: 3.0, absoluteMaximumVolts: 3.3, maximumCurrentMilliamps: 100, impedanceOhms: 30)
+        try DA7280Driver(bus: chip, actuator: coin, clock: clock).start()
+        #expect(chip[.topConfiguration4] == 0xC0 && chip[.topInternalConfiguration1] == 0x80, "the coin's")
+        try DA7280Driver(bus: chip, actuator: .sparkFunQwiicLRA, clock: clock).start()
+        #expect(chip[.topConfiguration4] == 0x40, "V2I tracked again, impedance calibration as at reset")
+        #expect(chip[.topInternalConfiguration1] == 0x81, "BEMF_FAULT_LIM 1 again: a stuck actuator is reported")
+        #expect(chip[.topConfiguration1] == 0x1E)
     }
 
     /// Each register that holds fields not ours is read, changed in our fields only, and written
@@ -100,8 +138,8 @@ import Testing
         let acceleration = fields.contains(.acceleration)
         #expect(chip[.topConfiguration2] == 0x0B | (acceleration ? 0 : 0x10), "FULL_BRAKE_THR kept; MEM_DATA_SIGNED = not ACCELERATION_EN")
         #expect(chip[.topConfiguration5] == 0xA0 | (acceleration ? 1 : 0), "V2I_FACTOR_OFFSET_EN = ACCELERATION_EN")
-        #expect(chip[.topConfiguration4] == (kind == .ermCoin ? 0xC5 : 0x05))
-        #expect(chip[.topInternalConfiguration1] == (kind == .ermCoin ? 0x80 : 0x83), "only BEMF_FAULT_LIM changes, and only for a coin")
+        #expect(chip[.topConfiguration4] == (kind == .ermCoin ? 0xC5 : 0x45), "the low bits kept; V2I_FACTOR_FREEZE and CALIB_IMPEDANCE_DIS ours")
+        #expect(chip[.topInternalConfiguration1] == (kind == .ermCoin ? 0x80 : 0x81), "only BEMF_FAULT_LIM changes: 0 for a coin, 1 otherwise")
         #expect(fields.contains(.backEMFSense), "the datasheet wants back-EMF sensing outside custom waveform mode")
     }
 

@@ -621,6 +621,62 @@ else
     fail "DA7280: no da7280-sim adapter or no da7280 module in this image"
 fi
 
+step "chips from a device tree: drv260x and da7280 bound from an overlay's nodes, hapticd on each"
+# Scripts/arm64-test boots this machine with Tests/KernelFixtures/device-tree/haptics-overlay.dts merged
+# into the board's tree, as a Pi's firmware merges an overlay: each fixture's second adapter takes its
+# node, the I2C core makes the chips it declares, and drv260x and da7280 read their ratings from there
+# (no software node). hapticd plays a full-strength pattern through each input device; the ratings
+# it reads must keep the drive at or below rated: for da7280, override <= 127 x NOMMAX / ABSMAX.
+if [ ! -d /proc/device-tree/i2c-da7280-sim ] || [ ! -d /proc/device-tree/i2c-drv2605-sim ]; then
+    echo "HIL-DT: skipped: no device tree overlay on this machine ($(uname -m))"
+elif [ ! -x /opt/haptics/hapticd ]; then
+    fail "HIL-DT: no hapticd in this image"
+else
+    echo 1 > $P/fresh_chip
+    echo 1 > $D/fresh_chip
+    echo 1 > $P/device_tree_bus || fail "HIL-DT: the DRV2605 fixture could not take its device tree node"
+    echo 1 > $D/device_tree_bus || fail "HIL-DT: the DA7280 fixture could not take its device tree node"
+    input_event "drv260x:haptics" 100
+    dt_drv=$event
+    input_event "da7280-haptic" 50
+    dt_da=$event
+    if [ -z "$dt_drv" ] || [ -z "$dt_da" ]; then
+        dmesg | grep -i -E "drv260x|da7280|i2c" | tail -8
+        fail "HIL-DT: no input device from the tree's chips (drv260x: ${dt_drv:-none}, da7280: ${dt_da:-none})"
+    else
+        # Where sysfs shows them: the input devices under the adapter, the chips as its clients.
+        for dt_event in $dt_drv $dt_da; do
+            echo "HIL-DT: /dev/input/$dt_event: $(cat /sys/class/input/$dt_event/device/name), $(readlink -f /sys/class/input/$dt_event/device/device | sed 's|.*/||') has $(ls /sys/class/input/$dt_event/device/device | grep -E '^[0-9]+-00' | tr '\n' ' ')"
+        done
+        # What drv260x wrote from vib-rated-mv and vib-overdrive-mv (mV x 255 / 5600), and da7280 from
+        # dlg,nom-microvolt and dlg,abs-max-microvolt (uV / 23400 + 1).
+        set -- $(cat $P/registers)
+        shift 22
+        drv_rated=$((0x$1)) drv_clamp=$((0x$2))
+        da_nom=$((0x$(reg 12))) da_abs=$((0x$(reg 13)))
+        tree() { od -An -tu1 "/proc/device-tree/$1" | awk '{ for (i = 1; i <= NF; i++) v = v * 256 + $i } END { print v }'; }
+        drv_rated_tree=$(( $(tree i2c-drv2605-sim/haptic@5a/vib-rated-mv) * 255 / 5600 ))
+        drv_clamp_tree=$(( $(tree i2c-drv2605-sim/haptic@5a/vib-overdrive-mv) * 255 / 5600 ))
+        da_nom_tree=$(( $(tree i2c-da7280-sim/haptic@4a/dlg,nom-microvolt) / 23400 + 1 ))
+        da_abs_tree=$(( $(tree i2c-da7280-sim/haptic@4a/dlg,abs-max-microvolt) / 23400 + 1 ))
+        TIMELINE=$P/drive_timeline play_pattern_runs dt-drv260x --device "/dev/input/$dt_drv" --actuator lra
+        TIMELINE=$D/drive_timeline play_pattern_runs dt-da7280 --device "/dev/input/$dt_da" --actuator lra
+        peak() { cat "$@" | awk '$1 != "start" { v = $2 < 0 ? -$2 : $2; if (v > m) m = v } END { print m + 0 }'; }
+        drv_peak=$(peak /tmp/evdev-dt-drv260x-[12345].txt)
+        da_peak=$(peak /tmp/evdev-dt-da7280-[12345].txt)
+        # Left driving: each last run's final drive, and da7280's drive now.
+        last() { awk '$1 != "start" { v = $2 < 0 ? -$2 : $2 } END { print v + 0 }' "$1"; }
+        left=$(( $(last /tmp/evdev-dt-drv260x-5.txt) + $(last /tmp/evdev-dt-da7280-5.txt) + $(cat $D/drive_permille) ))
+        read_rules=$(grep -o 'da7280, acceleration[^)]*)' /tmp/evdev-dt-da7280.log | head -1)
+        echo "HIL-DT: drv260x and da7280 from a device-tree overlay; ratings read: drv260x RATED_VOLTAGE $drv_rated, OD_CLAMP $drv_clamp; da7280 NOMMAX $da_nom, ABSMAX $da_abs; hapticd: ${read_rules:-no da7280 rules in its log}"
+        record_value device-tree figures "$drv_rated $drv_clamp $drv_rated_tree $drv_clamp_tree $drv_peak $da_nom $da_abs $da_nom_tree $da_abs_tree $da_peak $left"
+        gate HIL-DT gate_device_tree "$drv_rated" "$drv_clamp" "$drv_rated_tree" "$drv_clamp_tree" "$drv_peak" \
+            "$da_nom" "$da_abs" "$da_nom_tree" "$da_abs_tree" "$da_peak" "$left" || tail -5 /tmp/evdev-dt-da7280.log
+    fi
+    echo 0 > $D/device_tree_bus
+    echo 0 > $P/device_tree_bus
+fi
+
 # Scripts/kernel-test --record: what the gates were given, for --prove-gates.
 if grep -q "hil.record" /proc/cmdline; then
     for file in /tmp/record/*/*; do

@@ -103,8 +103,10 @@ import Testing
     /// only where both nodes agree; where they differ neither is taken for the other's.
     @Test func twoChipsOfOneKindOnOneBusGiveOnlyWhatTheyAgreeOn() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try addOnI2C(3, name: "da7280-haptic", input: 2, address: 0x4A, driver: "da7280", properties: ["dlg,nom-microvolt": [0, 0x1B, 0x77, 0x40], "dlg,actuator-type": Array("LRA\0".utf8)])
-        try addOnI2C(4, name: "da7280-haptic", input: 3, address: 0x4B, driver: "da7280", properties: ["dlg,nom-microvolt": [0, 0x2D, 0xC6, 0xC0], "dlg,actuator-type": Array("LRA\0".utf8)])
+        try addOnI2C(
+            3, name: "da7280-haptic", input: 2, address: 0x4A, driver: "da7280", properties: ["dlg,nom-microvolt": [0, 0x1B, 0x77, 0x40], "dlg,actuator-type": Array("LRA\0".utf8)])
+        try addOnI2C(
+            4, name: "da7280-haptic", input: 3, address: 0x4B, driver: "da7280", properties: ["dlg,nom-microvolt": [0, 0x2D, 0xC6, 0xC0], "dlg,actuator-type": Array("LRA\0".utf8)])
         #expect(finder.firmwareNodes(ofDeviceAt: "/dev/input/event4").count == 2)
         #expect(finder.firmwareProperty("dlg,nom-microvolt", ofDeviceAt: "/dev/input/event4") == nil)
         #expect(finder.firmwareProperty("dlg,actuator-type", ofDeviceAt: "/dev/input/event4") == Array("LRA\0".utf8))

@@ -110,11 +110,25 @@ final class EngineCore {
     /// actuator that never moved) is handled here, as after a sequence the chip played.
     private func checkFaults(after what: String) {
         do {
-            let status = try driver.playbackStatus()
+            let status = noted(try driver.playbackStatus())
             if status.hasFault { handleFault(status, stopping: false) }
         } catch {
             recover("the check after \(what)", error)
         }
+    }
+
+    /// A status as read, after what it says that is not a fault is logged: a warning (the chip
+    /// still drives: counted in `Statistics.warnings`), or a reset the driver found and repaired
+    /// (counted by the driver, `Statistics.resetsDetected`).
+    private func noted(_ status: HapticChipStatus) -> HapticChipStatus {
+        if status.warning {
+            counts.warnings += 1
+            logger.warning("haptics: the chip warns: \(status.warningDetail ?? "a warning without a cause"); it still drives")
+        }
+        if status.resetDetected {
+            logger.warning("haptics: the chip was found reset (a brown-out or a re-plug): its configuration and memory were written again; what it played was cut short")
+        }
+        return status
     }
 
     /// A fault the chip reported: counted and kept (`Statistics.lastFault`), the actuator stopped
@@ -321,7 +335,7 @@ final class EngineCore {
             // short) is stopped and reported now, not when the stream would have ended.
             lastClipStatus = now
             do {
-                let status = try driver.playbackStatus()
+                let status = noted(try driver.playbackStatus())
                 if status.hasFault {
                     clip = nil
                     handleFault(status, stopping: true, context: "stopped a real-time clip: ")
@@ -356,7 +370,7 @@ final class EngineCore {
         if let until = busyUntil {
             if now >= until {
                 do {
-                    let status = try driver.playbackStatus()
+                    let status = noted(try driver.playbackStatus())
                     if status.hasFault {
                         handleFault(status, stopping: true)
                         busyUntil = nil

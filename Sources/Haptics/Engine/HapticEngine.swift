@@ -104,6 +104,9 @@ public final class HapticEngine: Sendable {
         public var awakeSeconds = 0.0
         /// Times the chip was found reset behind the engine's back (a brown-out) and reconfigured.
         public var resetsDetected = 0
+        /// Warnings the chip raised while it still drove (a DA7280's drive limited, its
+        /// temperature warning), each logged.
+        public var warnings = 0
         /// Faults the chip reported (over-current, over-temperature, an actuator fault, an
         /// under-voltage, a sequence it could not play), each also logged and cleared.
         public var faults = 0

@@ -25,6 +25,11 @@
  *   attach_da7280     writing 1 instantiates the kernel's da7280 driver on the chip (an I2C client
  *                     "da7280" with an interrupt, which its probe requires, and the device
  *                     properties of an LRA); writing 0 removes it
+ *   device_tree_bus  writing 1 adds a second adapter to the same chip, bound to the device tree node
+ *                    compatible "swift-haptics,da7280-sim-bus" (Tests/KernelFixtures/device-tree/
+ *                    haptics-overlay.dts): the I2C core makes the chips that node declares, with
+ *                    their properties, as it does for a Pi's I2C controller; ENODEV on a machine
+ *                    without that node. Writing 0 removes it.
  */
 #include <linux/i2c.h>
 #include <linux/interrupt.h>
@@ -32,6 +37,7 @@
 #include <linux/irq.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/of.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/slab.h>
@@ -365,6 +371,57 @@ static int attach_da7280_set(const char *value, const struct kernel_param *kp)
 static const struct kernel_param_ops attach_da7280_ops = { .set = attach_da7280_set };
 module_param_cb(attach_da7280, &attach_da7280_ops, NULL, 0200);
 
+static struct i2c_adapter *dt_adapter;
+
+/* Deletes the device tree's adapter (its clients go with it); i2c_del_adapter waits for its release. */
+static void remove_device_tree_bus(void)
+{
+	struct device_node *node = dt_adapter->dev.of_node;
+
+	i2c_del_adapter(dt_adapter);
+	of_node_put(node);
+	kfree(dt_adapter);
+	dt_adapter = NULL;
+}
+
+static int device_tree_bus_set(const char *value, const struct kernel_param *kp)
+{
+	struct device_node *node;
+	int error;
+
+	if (!the_sim)
+		return -ENODEV;
+	if (value[0] == '1' && !dt_adapter) {
+		node = of_find_compatible_node(NULL, NULL, "swift-haptics,da7280-sim-bus");
+		if (!node)
+			return -ENODEV;
+		dt_adapter = kzalloc(sizeof(*dt_adapter), GFP_KERNEL);
+		if (!dt_adapter) {
+			of_node_put(node);
+			return -ENOMEM;
+		}
+		dt_adapter->owner = THIS_MODULE;
+		dt_adapter->algo = &da_sim_algorithm;
+		dt_adapter->dev.parent = &sim_device->dev;
+		dt_adapter->dev.of_node = node;
+		strscpy(dt_adapter->name, "da7280-sim-dt", sizeof(dt_adapter->name));
+		i2c_set_adapdata(dt_adapter, the_sim);
+		error = i2c_add_adapter(dt_adapter);
+		if (error) {
+			of_node_put(node);
+			kfree(dt_adapter);
+			dt_adapter = NULL;
+			return error;
+		}
+	} else if (value[0] == '0' && dt_adapter) {
+		remove_device_tree_bus();
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops device_tree_bus_ops = { .set = device_tree_bus_set };
+module_param_cb(device_tree_bus, &device_tree_bus_ops, NULL, 0200);
+
 static int __init da_sim_init(void)
 {
 	struct da_sim *sim;
@@ -399,6 +456,8 @@ static void __exit da_sim_exit(void)
 {
 	struct da_sim *sim = platform_get_drvdata(sim_device);
 
+	if (dt_adapter)
+		remove_device_tree_bus();
 	if (da7280_client)
 		i2c_unregister_device(da7280_client);
 	if (client_irq > 0)

@@ -28,11 +28,17 @@
  *   attach_drv260x   writing 1 instantiates the kernel's drv260x driver on the chip (an I2C client
  *                    "drv2605l" with the device properties its probe needs: LRA mode, LRA library,
  *                    2.0 V rated, 2.5 V overdrive); writing 0 removes it
+ *   device_tree_bus  writing 1 adds a second adapter to the same chip, bound to the device tree node
+ *                    compatible "swift-haptics,drv2605-sim-bus" (Tests/KernelFixtures/device-tree/
+ *                    haptics-overlay.dts): the I2C core makes the chips that node declares, with
+ *                    their properties, as it does for a Pi's I2C controller; ENODEV on a machine
+ *                    without that node. Writing 0 removes it.
  */
 #include <linux/i2c.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/of.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/slab.h>
@@ -290,6 +296,58 @@ static int attach_drv260x_set(const char *value, const struct kernel_param *kp)
 
 static const struct kernel_param_ops attach_drv260x_ops = { .set = attach_drv260x_set };
 module_param_cb(attach_drv260x, &attach_drv260x_ops, NULL, 0200);
+
+static const struct i2c_algorithm drv_sim_algorithm;
+static struct i2c_adapter *dt_adapter;
+
+/* Deletes the device tree's adapter (its clients go with it); i2c_del_adapter waits for its release. */
+static void remove_device_tree_bus(void)
+{
+	struct device_node *node = dt_adapter->dev.of_node;
+
+	i2c_del_adapter(dt_adapter);
+	of_node_put(node);
+	kfree(dt_adapter);
+	dt_adapter = NULL;
+}
+
+static int device_tree_bus_set(const char *value, const struct kernel_param *kp)
+{
+	struct device_node *node;
+	int error;
+
+	if (!the_sim)
+		return -ENODEV;
+	if (value[0] == '1' && !dt_adapter) {
+		node = of_find_compatible_node(NULL, NULL, "swift-haptics,drv2605-sim-bus");
+		if (!node)
+			return -ENODEV;
+		dt_adapter = kzalloc(sizeof(*dt_adapter), GFP_KERNEL);
+		if (!dt_adapter) {
+			of_node_put(node);
+			return -ENOMEM;
+		}
+		dt_adapter->owner = THIS_MODULE;
+		dt_adapter->algo = &drv_sim_algorithm;
+		dt_adapter->dev.parent = &sim_device->dev;
+		dt_adapter->dev.of_node = node;
+		strscpy(dt_adapter->name, "drv2605-sim-dt", sizeof(dt_adapter->name));
+		i2c_set_adapdata(dt_adapter, the_sim);
+		error = i2c_add_adapter(dt_adapter);
+		if (error) {
+			of_node_put(node);
+			kfree(dt_adapter);
+			dt_adapter = NULL;
+			return error;
+		}
+	} else if (value[0] == '0' && dt_adapter) {
+		remove_device_tree_bus();
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops device_tree_bus_ops = { .set = device_tree_bus_set };
+module_param_cb(device_tree_bus, &device_tree_bus_ops, NULL, 0200);
 
 static void stop(struct drv_sim *sim)
 {
@@ -596,6 +654,8 @@ static void __exit drv_sim_exit(void)
 {
 	struct drv_sim *sim = platform_get_drvdata(sim_device);
 
+	if (dt_adapter)
+		remove_device_tree_bus();
 	if (drv260x_client)
 		i2c_unregister_device(drv260x_client);
 	the_sim = NULL;
