@@ -21,6 +21,11 @@
 #include <string.h>
 #include <linux/input.h>
 #include <linux/uinput.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 // ioctl is variadic in C; these fixed-signature forms are what Swift can call.
 static inline int clh_ioctl_ulong(int fd, unsigned long request, unsigned long value) {
@@ -211,4 +216,156 @@ static inline int clh_evdev_write(int fd, unsigned short type, unsigned short co
     event.value = value;
     return write(fd, &event, sizeof(event)) == (ssize_t)sizeof(event) ? 0 : -1;
 }
+// The dead-man guard (LinuxHardware's DeadManGuard): a child forked, not executed, so it needs no
+// program of its own and runs in any program that opens a chip. After fork() in a threaded process
+// the child may only make async-signal-safe calls: read, write, ioctl, close, sigaction, setsid,
+// prctl, _exit; everything it uses (the writes, the message) was prepared before the fork.
+
+/// One I2C write the guard makes: `length` bytes to `address`.
+struct clh_guard_write {
+    uint16_t address;
+    uint16_t length;
+    uint8_t bytes[32];
+};
+
+/// Closes every descriptor from 3 up but the `keep` ones (close_range where the kernel has it).
+static inline void clh_guard_close_others(const int *keep, int count) {
+    int low = 3;
+    for (;;) {
+        int next = -1;
+        for (int i = 0; i < count; i++)
+            if (keep[i] >= low && (next < 0 || keep[i] < next)) next = keep[i];
+        unsigned int high = next < 0 ? ~0U : (unsigned int)next - 1;
+        if (next < 0 || next > low) {
+#ifdef SYS_close_range
+            if (syscall(SYS_close_range, (unsigned int)low, high, 0) < 0)
+#endif
+                for (int fd = low; fd <= (next < 0 ? 65535 : next - 1); fd++) close(fd);
+        }
+        if (next < 0) return;
+        low = next + 1;
+    }
+}
+
+/// The guard's write ends in this process, told 'q' at a normal exit (`clh_guard_at_exit`); a
+/// function's static, which Swift's importer emits with the function (a file-scope one it does not).
+struct clh_guard_registry {
+    int ends[16];
+    int count;
+};
+static inline struct clh_guard_registry *clh_guard_registry(void) {
+    static struct clh_guard_registry registry;
+    return &registry;
+}
+
+/// At a normal exit (atexit): each guard is told the program ended on purpose, so it stops the
+/// chip quietly; after a signal or a crash no 'q' comes and the guard says what it did.
+static void clh_guard_at_exit(void) {
+    struct clh_guard_registry *registry = clh_guard_registry();
+    for (int i = 0; i < registry->count; i++) {
+        char quiet = 'q';
+        ssize_t written = write(registry->ends[i], &quiet, 1);
+        (void)written;
+    }
+}
+
+/// Starts a guard for a chip: a child in its own session (a terminal's ^C is not for it), deaf to
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT, holding `bus_fd` and `lock_fd` (and nothing else), that
+/// waits for the end of a pipe only this process writes to. When every write end is closed (the
+/// process ended, however it ended) it makes `writes` on the bus and exits; 'd' (released) makes
+/// it exit without writing, 'q' (a normal exit) without the message. Returns the write end (close
+/// on exec) and the guard's pid, or -1 with errno.
+static inline int clh_guard_start(int bus_fd, int lock_fd, const struct clh_guard_write *writes, int count,
+                                  const char *message, size_t message_length, pid_t *guard_pid) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) < 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(ends[0]);
+        close(ends[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        struct sigaction ignore;
+        memset(&ignore, 0, sizeof(ignore));
+        ignore.sa_handler = SIG_IGN;
+        sigaction(SIGINT, &ignore, NULL);
+        sigaction(SIGTERM, &ignore, NULL);
+        sigaction(SIGHUP, &ignore, NULL);
+        sigaction(SIGQUIT, &ignore, NULL);
+        sigaction(SIGPIPE, &ignore, NULL);
+        setsid();
+        prctl(PR_SET_NAME, "haptic-guard", 0, 0, 0);
+        int keep[3] = { ends[0], bus_fd, lock_fd };
+        clh_guard_close_others(keep, 3);
+        // Standard input and output are the program's (a caller may wait for the output's end);
+        // standard error stays, for the message.
+        int null_fd = open("/dev/null", O_RDWR);
+        if (null_fd >= 0) {
+            dup2(null_fd, 0);
+            dup2(null_fd, 1);
+            if (null_fd > 2) close(null_fd);
+        }
+        int quiet = 0, released = 0;
+        for (;;) {
+            char byte;
+            ssize_t got = read(ends[0], &byte, 1);
+            if (got == 1) {
+                if (byte == 'q') quiet = 1;
+                if (byte == 'd') released = 1;
+                continue;
+            }
+            if (got < 0 && errno == EINTR) continue;
+            break;
+        }
+        if (released) _exit(0);
+        for (int i = 0; i < count; i++) {
+            struct i2c_msg msg = { .addr = writes[i].address, .flags = 0, .len = writes[i].length, .buf = (uint8_t *)writes[i].bytes };
+            struct i2c_rdwr_ioctl_data data = { .msgs = &msg, .nmsgs = 1 };
+            int done = 0;
+            for (int attempt = 0; attempt < 3 && !done; attempt++) done = ioctl(bus_fd, I2C_RDWR, &data) >= 0;
+            if (!done && writes[i].length > 1 && ioctl(bus_fd, I2C_SLAVE, writes[i].address) >= 0) {
+                union i2c_smbus_data block;
+                block.block[0] = (uint8_t)(writes[i].length - 1);
+                memcpy(&block.block[1], &writes[i].bytes[1], writes[i].length - 1);
+                struct i2c_smbus_ioctl_data args = { .read_write = I2C_SMBUS_WRITE, .command = writes[i].bytes[0],
+                                                     .size = I2C_SMBUS_I2C_BLOCK_DATA, .data = &block };
+                ioctl(bus_fd, I2C_SMBUS, &args);
+            }
+        }
+        if (!quiet) {
+            ssize_t written = write(2, message, message_length);
+            (void)written;
+        }
+        _exit(0);
+    }
+    close(ends[0]);
+    struct clh_guard_registry *registry = clh_guard_registry();
+    static int registered;
+    if (!registered) registered = atexit(clh_guard_at_exit) == 0;
+    if (registry->count < 16) registry->ends[registry->count++] = ends[1];
+    *guard_pid = pid;
+    return ends[1];
+}
+
+/// Releases a guard: 'd' told, its write end closed (and forgotten by the at-exit handler), and the
+/// guard waited for, so that the chip's lock it also held is free when this returns.
+static inline void clh_guard_release(int write_end, pid_t guard_pid) {
+    char released = 'd';
+    ssize_t written = write(write_end, &released, 1);
+    (void)written;
+    struct clh_guard_registry *registry = clh_guard_registry();
+    for (int i = 0; i < registry->count; i++) {
+        if (registry->ends[i] == write_end) {
+            registry->ends[i] = registry->ends[--registry->count];
+            break;
+        }
+    }
+    close(write_end);
+    while (waitpid(guard_pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+/// flock(LOCK_EX | LOCK_NB): 0, or -1 with errno (EWOULDBLOCK: another holds it).
+static inline int clh_lock_exclusive(int fd) { return flock(fd, LOCK_EX | LOCK_NB); }
+
 #endif

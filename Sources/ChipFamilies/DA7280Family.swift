@@ -21,6 +21,8 @@ public struct DA7280Family: HapticChipFamily {
     public var defaultAddress: I2CAddress { .da7280 }
     /// The chip has neither line and measures its actuator itself.
     public var refusesPinsBecause: String? { "a DA7280 has no EN or IN/TRIG pin and calibrates itself" }
+    /// TOP_CTL1 and TOP_CTL2 to zero (`DA7280Driver.stopWrites`).
+    public var stopWrites: [[UInt8]] { DA7280Driver.stopWrites }
 
     /// Starts the chip (identity, the actuator's limits, the waveform memory) and returns its
     /// engine; an actuator it cannot drive is refused by the board file's field.

@@ -104,6 +104,13 @@ public final class DRV2605Driver {
     public internal(set) var loadedSlots: [UInt8]?
     /// When playback may start after leaving standby.
     var readyAt: ClockInstant = .zero
+    /// What stops the chip from another process after this one died (`ChipClaim.stopWrites`, a
+    /// dead-man guard's): GO cleared (a sequence ends), then MODE = internal trigger with STANDBY
+    /// (real-time playback ends, the output stage off).
+    public static let stopWrites: [[UInt8]] = [
+        [Register.go.rawValue, 0], [Register.mode.rawValue, ModeRegister(mode: .internalTrigger, standby: true).rawValue]
+    ]
+
     /// Chip resets noticed by `snapshot()` and repaired.
     public internal(set) var resetsDetected = 0
     /// Errors that `stopQuietly()` met and got past with a harder stop: it never throws, but

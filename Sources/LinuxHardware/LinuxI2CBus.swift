@@ -80,6 +80,9 @@ public final class LinuxI2CBus: I2CBus {
 
     deinit { close() }
 
+    /// The bus's file descriptor (-1 once closed), for a dead-man guard to inherit.
+    var descriptor: CInt { fd }
+
     /// Closes the file descriptor. Further calls fail with `.noSuchBus`.
     public func close() {
         if fd >= 0 { _ = system.close(fd) }

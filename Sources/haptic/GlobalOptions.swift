@@ -4,6 +4,7 @@ import ArgumentParser
 import DRV2605
 import Foundation
 import Haptics
+import HapticsService
 import HardwareAccess
 
 /// Options every verb takes.
@@ -54,11 +55,30 @@ struct GlobalOptions: ParsableArguments {
     var socket: String?
 
     /// The daemon's socket to use: `--socket`, else `$HAPTICD_SOCKET` unless the command line names
-    /// a chip of its own (`--simulate`, `--board`, `--bus`).
+    /// a chip of its own (`--simulate`, `--board`, `--bus`, `--device`), else the system hapticd's
+    /// (`/run/haptics/hapticd.sock`) when it answers: with hapticd running, the chip is its, and a
+    /// verb that opened it behind hapticd's back would be refused by the chip's lock anyway.
     var serviceSocket: String? {
+        if let named = namedServiceSocket { return named }
+        guard !simulate, board == nil, bus == nil, device == nil, ProcessInfo.processInfo.environment["HAPTICD_SOCKET"] == nil else { return nil }
+        return Self.systemServiceAnswers ? Self.systemServiceSocket : nil
+    }
+
+    /// The socket the command line or `$HAPTICD_SOCKET` names (`serviceSocket` without the system
+    /// hapticd found running): what the verbs that need the chip to themselves refuse.
+    var namedServiceSocket: String? {
         if let socket { return socket }
         guard !simulate, board == nil, bus == nil, device == nil else { return nil }
-        return ProcessInfo.processInfo.environment["HAPTICD_SOCKET"]
+        return ProcessInfo.processInfo.environment["HAPTICD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Where the system hapticd listens (its unit's RuntimeDirectory).
+    static let systemServiceSocket = "/run/haptics/hapticd.sock"
+
+    /// Whether the system hapticd's socket accepts a connection now (a socket left by a hapticd
+    /// that died refuses it; one this user may not open is not used either).
+    static var systemServiceAnswers: Bool {
+        FileManager.default.fileExists(atPath: systemServiceSocket) && (try? HapticServiceClient(socketPath: systemServiceSocket)) != nil
     }
 
     /// The port of `--device serial:PORT`: a microcontroller running the project's firmware.
@@ -114,7 +134,7 @@ struct GlobalOptions: ParsableArguments {
     /// Refuses (exit 64) when a hapticd socket is named: `verb` would open the chip behind the
     /// daemon's back while it drives it. Every verb that opens the chip itself calls this first.
     func refuseService(_ verb: String, because reason: String) throws {
-        guard let socket = serviceSocket else { return }
+        guard let socket = namedServiceSocket else { return }
         let named = self.socket != nil ? "--socket \(socket)" : "HAPTICD_SOCKET=\(socket)"
         throw CLIError(
             "\(verb) does not go through hapticd (\(named)): \(reason). Stop hapticd first (systemctl stop hapticd) and run it without \(self.socket != nil ? "--socket" : "HAPTICD_SOCKET")",

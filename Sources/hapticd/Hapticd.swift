@@ -106,6 +106,11 @@ struct Hapticd: AsyncParsableCommand {
         StandardChipFamilies.register()
         var logger = Logger(label: "hapticd")
         logger.logLevel = verbose ? .debug : .info
+        // systemd's watchdog runs from the start: until the daemon serves (opening and calibrating
+        // the chip can take longer than the interval, and every wait on the hardware there has a
+        // deadline of its own) it is fed unconditionally; then by the engine's answers.
+        let startupWatchdog = SystemdNotifier.startWatchdog { true }
+        defer { startupWatchdog?.cancel() }
         let server: HapticServer
         var bridge: ForceFeedbackBridge?
         var feedbackd: FeedbackdService?
@@ -144,7 +149,9 @@ struct Hapticd: AsyncParsableCommand {
                 boardOptions.warn = { [logger] in logger.warning("\($0)") }
                 boardOptions.inform = { [logger] in logger.notice("\($0)") }
                 if trace { boardOptions.observer = { transaction in FileHandle.standardError.write(Data("  bus \(transaction)\n".utf8)) } }
-                let opened = try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
+                let opened = try Self.openWaiting(logger: logger) {
+                    try HapticBoard.open(file, hardware: hardware, clock: SystemClock.shared, options: boardOptions)
+                }
                 engine = opened.engine
                 served = opened.origin(of: opened.chips[0], simulated: simulate)
             }
@@ -236,7 +243,8 @@ struct Hapticd: AsyncParsableCommand {
             configuration: .init(
                 services: [
                     .init(
-                        service: DaemonService(server: server, status: status, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup)
+                        service: DaemonService(server: server, status: status, logger: logger, startupWatchdog: startupWatchdog),
+                        successTerminationBehavior: .gracefullyShutdownGroup)
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -251,6 +259,51 @@ struct Hapticd: AsyncParsableCommand {
 }
 
 extension Hapticd {
+    /// The longest wait between two tries of a missing bus or chip: a device that appears is
+    /// served within this and one opening.
+    static let longestRetryWait = Duration.seconds(2)
+
+    /// Opens the board with `open`, waiting while its bus or chip is missing (a bus that appears
+    /// late at boot, I2C enabled after install, a board plugged in later): each try after a wait
+    /// twice the last, up to `longestRetryWait`, said in the journal and in systemd's status line,
+    /// with the unit's start timeout extended past the wait. SIGTERM or SIGINT during a wait ends
+    /// the daemon (exit 0: it drove nothing). Any other error is thrown at once.
+    static func openWaiting(logger: Logger, _ open: () throws -> HapticBoard) throws -> HapticBoard {
+        var wait = Duration.milliseconds(250)
+        var tries = 0
+        while true {
+            do {
+                let board = try open()
+                if tries > 0 { logger.notice("hapticd: the chip answered after \(tries) retr\(tries == 1 ? "y" : "ies")") }
+                return board
+            } catch {
+                guard let missing = missingDevice(error) else { throw error }
+                tries += 1
+                let text = "waiting for the chip: \(missing); trying again in \(wait)"
+                if tries == 1 || tries % 10 == 0 { logger.warning("hapticd: \(text)") }
+                SystemdNotifier.waiting(status: text, for: wait + .seconds(30))
+                if SystemdNotifier.terminationRequested(within: wait) {
+                    logger.info("hapticd: stopped while waiting for the chip")
+                    throw ExitCode.success
+                }
+                wait = min(wait * 2, longestRetryWait)
+            }
+        }
+    }
+
+    /// What is missing, when `error` says a bus or chip is not there (yet): no such bus, or no
+    /// acknowledge at the chip's address.
+    static func missingDevice(_ error: any Error) -> String? {
+        let bus: I2CError
+        switch error {
+        case let error as I2CError: bus = error
+        case DRV2605Error.bus(let error): bus = error
+        default: return nil
+        }
+        guard bus.kind == .noSuchBus || bus.kind == .noAcknowledge else { return nil }
+        return "\(bus)"
+    }
+
     /// 78 (EX_CONFIG) for what a setting says wrong (the board file, the calibration policy, a
     /// theme); 69 (EX_UNAVAILABLE) for what is not there (no bus, no chip, another chip than the
     /// board's, a GPIO line, the socket's folder), as `haptic` exits.
@@ -286,6 +339,8 @@ struct DaemonService: Service {
     let server: HapticServer
     let status: String
     let logger: Logger
+    /// The start-up's unconditional pings, ended once the engine's answers feed the watchdog.
+    let startupWatchdog: WatchdogPings?
 
     func run() async throws {
         SystemdNotifier.ready(status: status)
@@ -296,6 +351,7 @@ struct DaemonService: Service {
             _ = engine.powerState
             return true
         }
+        startupWatchdog?.cancel()
         try? await gracefulShutdown()
         watchdog?.cancel()
         server.stop()

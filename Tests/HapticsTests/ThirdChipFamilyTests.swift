@@ -64,6 +64,8 @@ struct PWMTestFamily: HapticChipFamily {
     var part: String { "pwm-test" }
     var defaultAddress: I2CAddress { I2CAddress(rawValue: 0x40)! }
     var refusesPinsBecause: String? { "the PWM test chip has no EN or IN/TRIG pin" }
+    /// The drive register to zero.
+    var stopWrites: [[UInt8]] { [[PWMTestChip.driveRegister, 0]] }
 
     func open(_ opening: HapticChipOpening) throws -> HapticChipOpened {
         let chip = PWMTestChip(bus: opening.bus, address: opening.driver.address, clock: opening.clock)
@@ -80,6 +82,24 @@ struct PWMTestFamily: HapticChipFamily {
 /// The bus the PWM chip sits on: every write recorded.
 final class RecordingHardware: HardwareProvider, I2CBus {
     var writes: [(I2CAddress, [UInt8])] = []
+    /// The chips the board claimed, with their stops.
+    var claims: [ChipClaim] = []
+    /// The claims given, to see when they are let go.
+    var given: [Weak] = []
+    func claim(_ claim: ChipClaim) throws -> (any ChipOwnership)? {
+        claims.append(claim)
+        let ownership = TestOwnership()
+        given.append(Weak(ownership))
+        return ownership
+    }
+
+    final class TestOwnership: ChipOwnership {
+        func release() {}
+    }
+    struct Weak {
+        weak var ownership: TestOwnership?
+        init(_ ownership: TestOwnership) { self.ownership = ownership }
+    }
     func bus(at path: String) throws -> any I2CBus { self }
     func outputLine(chip: String, line: GPIOLineSelector, consumer: String) throws -> any GPIOOutputLine {
         throw GPIOError(.noSuchChip, line: "\(chip) \(line)", detail: "no lines here")
@@ -111,6 +131,9 @@ final class RecordingHardware: HardwareProvider, I2CBus {
         let engine = opened.chips[0].engine
         #expect(engine.capabilities.chip == "PWM test chip")
         #expect(opened.chips[0].calibrationSource == "none needed: open loop")
+        // The board claims the chip before starting it, with the family's stop for its dead-man guard.
+        #expect(hardware.claims.map(\.stopWrites) == [[[PWMTestChip.driveRegister, 0]]])
+        #expect(hardware.claims.first?.description == "the PWM-TEST at 0x40 on /dev/i2c-1")
         // No effect library: the table's ROM plan is streamed to the chip's drive register.
         #expect(engine.play(.notification(.success)) == .played)
         engine.waitUntilIdle()
@@ -118,6 +141,23 @@ final class RecordingHardware: HardwareProvider, I2CBus {
         #expect(levels.count > 3)
         #expect(levels.contains { $0 > 40 }, "success drives the motor")
         #expect(levels.last == 0, "and ends stopped")
+    }
+
+    /// A program that keeps only the engine of the board it opened (as hapticd does) keeps the
+    /// chip's claim with it: its lock and dead-man guard live while the engine drives the chip,
+    /// and go with it.
+    @Test func theChipsClaimLivesAsLongAsItsEngine() throws {
+        ChipFamilyRegistry.register(PWMTestFamily())
+        let file = try BoardFile.parse(Data(Self.board.utf8), path: "pwm.json")
+        let hardware = RecordingHardware()
+        var options = HapticBoard.Options()
+        options.engine = .isolated
+        var engine: HapticEngine? = try HapticBoard.open(file, hardware: hardware, clock: VirtualClock(), options: options).engine
+        #expect(hardware.given.count == 1)
+        #expect(hardware.given.first?.ownership != nil, "the board is gone, the engine keeps its chip's claim")
+        #expect(engine?.play(.selection) == .played)
+        engine = nil
+        #expect(hardware.given.first?.ownership == nil, "given up with the engine")
     }
 
     @Test func theFamilySaysWhatItsDriverEntryMayNotHave() {

@@ -310,7 +310,7 @@ gate_deploy() {
         END {
             printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; /dev/uinput %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["uinput-access"], v["restart-ms"], v["calibrations-after-restart"]
             printf "group member played (exit %d, %d GO), other user refused %d; haptic stop alone %d ms; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["haptic-stop-ms"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
-            printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["activation-ms"], v["session-active"], v["session-gos"]
+            printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; late bus: %s, waiting said %d, serving %d ms after it appeared, played %d; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["waiting-state"], v["waiting-status"], v["serving-after-bus-ms"], v["late-play-status"], v["activation-ms"], v["session-active"], v["session-gos"]
             printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"]
             bound(v["swift-libraries"] == 0, "no Swift library on the root")
             bound(v["install-status"] == 0 && v["active-after-install"] == "active", "installed and active")
@@ -325,7 +325,10 @@ gate_deploy() {
             bound(v["driving-when-killed"] == 1 && v["standby-after-kill-ms"] >= 0 && v["standby-after-kill-ms"] <= limit, "standby <= " limit " ms after SIGKILL")
             bound(v["restarted-after-kill"] == 1, "restarted after SIGKILL")
             bound(v["driving-when-stopped"] == 1 && v["watchdog-logged"] >= 1 && v["watchdog-standby-ms"] > 0 && v["watchdog-standby-ms"] < v["watchdog-restart-ms"], "watchdog: standby before the restart")
+            bound(v["watchdog-standby-ms"] > 0 && v["watchdog-standby-ms"] <= 2000, "a hung daemon'"'"'s chip in standby <= 2000 ms")
             bound(v["restarted-after-watchdog"] == 1, "restarted after the watchdog")
+            bound(v["waiting-state"] == "activating" && v["waiting-status"] == 1, "a missing bus: waiting, said in the status")
+            bound(v["serving-after-bus-ms"] >= 0 && v["serving-after-bus-ms"] <= 5000 && v["late-play-status"] == 0, "serving <= 5000 ms after the bus appeared")
             bound(v["session-client-status"] == 0 && v["session-active"] == "active" && v["session-gos"] >= 1, "libfeedback activates the session service and plays")
             bound(v["driving-before-remove"] == 1 && v["remove-status"] == 0 && v["standby-after-remove"] == 1 && v["hapticd-left"] == 0, "apt remove: stopped, standby")
             bound(v["state-after-remove"] == 1 && v["purge-status"] == 0 && v["state-after-purge"] == 0, "state kept by remove, gone after purge")
@@ -353,4 +356,25 @@ gate_device_tree() {
             bound(left == 0, "not driving after")
             verdict()
         }'
+}
+
+# A program killed with SIGKILL while it streamed on a chip over I2C (HIL-DEADMAN): the fixture's
+# drive timeline ("NS PERMILLE") and when the signal was sent (kill-timed, on the same clock).
+# Nothing of the program runs after SIGKILL, so a stop is its dead-man guard's: the chip must have
+# been driving at the kill, stopped within LIMIT_MS of it, and stayed stopped. NAME's dashes are
+# read as spaces ("haptic-pattern": `haptic pattern`).
+#
+#   gate_dead_man NAME KILL_NS TIMELINE LIMIT_MS
+gate_dead_man() {
+    awk -v name="$1" -v kill="$2" -v limit="$4" "$GATE_AWK"'
+        $1 ~ /^[0-9]+$/ { if ($1 + 0 <= kill + 0) before = $2; else if (stop == "" && $2 == 0) stop = $1; last = $2 }
+        END {
+            gsub(/-/, " ", name)
+            after = stop != "" ? (stop - kill) / 1e6 : -1
+            printf "%s killed with SIGKILL: chip stopped after %s (driving %d permille at the kill)\n", name, stop != "" ? sprintf("%.1f ms", after) : "never", before
+            bound(before != 0, "driving at the kill")
+            bound(stop != "" && after >= 0 && after <= limit, "stopped <= " limit " ms after the kill")
+            bound(last == 0, "not driving at the end")
+            verdict()
+        }' "$3"
 }

@@ -90,6 +90,33 @@ set -- $(value daemon-killed modes)
 clean daemon-killed gate_daemon_killed "$@"
 plant "daemon-killed: not driving before the restart" gate_daemon_killed "$1" "$2" "$3" "$4" 40 00 "$7" "$8"
 
+# HIL-DEADMAN: each program's drive timeline and the time it was killed.
+for name in haptic-pattern hapticd da7280-haptic-pattern; do
+    [ -f "$recorded/dead-man-$name/values" ] || continue
+    killed=$(value "dead-man-$name" kill)
+    timeline="$recorded/dead-man-$name/deadman-$name.txt"
+    clean "dead-man-$name" gate_dead_man "$name" "$killed" "$timeline" 50
+    awk -v k="$killed" '$1 + 0 <= k + 0' "$timeline" > "$work/unstopped.txt"
+    plant "dead-man $name: no guard (nothing after the kill)" gate_dead_man "$name" "$killed" "$work/unstopped.txt" 50
+    awk -v k="$killed" '{ if ($1 + 0 > k + 0) printf "%.0f %s\n", $1 + 60000000, $2; else print }' "$timeline" > "$work/late.txt"
+    plant "dead-man $name: the stop 60 ms later" gate_dead_man "$name" "$killed" "$work/late.txt" 50
+    awk -v k="$killed" '{ if ($1 + 0 <= k + 0) print $1, 0; else print }' "$timeline" > "$work/idle.txt"
+    plant "dead-man $name: not driving when killed" gate_dead_man "$name" "$killed" "$work/idle.txt" 50
+    { cat "$timeline"; awk -v k="$killed" 'BEGIN { printf "%.0f 500\n", k + 400000000 }'; } > "$work/again.txt"
+    plant "dead-man $name: driving again after the stop" gate_dead_man "$name" "$killed" "$work/again.txt" 50
+done
+
+# HIL-DT (arm64): what drv260x and da7280 wrote from the tree, the tree's values, the peaks, left driving.
+if [ -f "$recorded/device-tree/values" ]; then
+    set -- $(value device-tree figures)
+    clean device-tree gate_device_tree "$@"
+    plant "device-tree: drv260x from a software node's ratings (2.0 V)" gate_device_tree 91 "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}"
+    plant "device-tree: da7280 from a software node's ratings (2.106 V)" gate_device_tree "$1" "$2" "$3" "$4" "$5" 91 "$7" "$8" "$9" "${10}" "${11}"
+    plant "device-tree: drv260x never driven" gate_device_tree "$1" "$2" "$3" "$4" 0 "$6" "$7" "$8" "$9" "${10}" "${11}"
+    plant "device-tree: hapticd on the reset ratio (1175, as measured before the fix)" gate_device_tree "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" 1175 "${11}"
+    plant "device-tree: left driving" gate_device_tree "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" 1
+fi
+
 # HIL-EVDEV: five runs through drv260x's device, five over I2C.
 evdev="$recorded/evdev"
 if [ -d "$evdev" ]; then
@@ -160,6 +187,12 @@ if [ -f "$recorded/deploy/values" ]; then
     plant "deploy: not restarted after the watchdog" gate_deploy "$work/deploy-values"
     with_value watchdog-standby-ms "$(( $(sed -n 's/^watchdog-restart-ms //p' "$recorded/deploy/values") + 100 ))"
     plant "deploy: standby only once restarted" gate_deploy "$work/deploy-values"
+    with_value watchdog-standby-ms 2100
+    plant "deploy: a hung daemon's chip driving 2.1 s (the old watchdog's wait)" gate_deploy "$work/deploy-values"
+    with_value waiting-state failed
+    plant "deploy: hapticd gave up on a missing bus" gate_deploy "$work/deploy-values"
+    with_value serving-after-bus-ms 5100
+    plant "deploy: serving 5.1 s after the bus appeared" gate_deploy "$work/deploy-values"
     with_value session-active inactive
     plant "deploy: the session service not activated" gate_deploy "$work/deploy-values"
     with_value hapticd-left 1

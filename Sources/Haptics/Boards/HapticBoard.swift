@@ -84,6 +84,9 @@ public final class HapticBoard {
     private let directTraffic: @Sendable () -> BusCounters
     /// The totals on each switch's side of the bus.
     private let switchTraffic: [TCA9548A]
+    /// The chips this program holds (`HardwareProvider.claim`): their locks and dead-man guards,
+    /// given up when the board and its engines go (each engine holds its own chip's too).
+    private let ownerships: [any ChipOwnership]
 
     /// Everything the board's chips and switches put on the bus so far, each transaction once:
     /// the chips' own traffic, and on a switch's side its channel selections and broadcast
@@ -96,8 +99,9 @@ public final class HapticBoard {
 
     private init(
         file: BoardFile, actuator: BoardFile.Actuator, chips: [Chip], group: HapticGroup, switches: [TCA9548A],
-        direct: @escaping @Sendable () -> BusCounters
+        ownerships: [any ChipOwnership], direct: @escaping @Sendable () -> BusCounters
     ) {
+        self.ownerships = ownerships
         self.file = file
         self.actuator = actuator
         self.chips = chips
@@ -134,6 +138,7 @@ public final class HapticBoard {
         // their channel's).
         var switchBuses: [String: MonitoredBus] = [:]
         var chips: [Chip] = []
+        var ownerships: [any ChipOwnership] = []
         for driver in drivers {
             if driver.family == .kernelVibrator, let device = driver.device {
                 let output = try hardware.forceFeedbackOutput(at: device)
@@ -162,6 +167,13 @@ public final class HapticBoard {
                 }
             }
             let base = try hardware.bus(at: busPath)
+            // One owner per chip, and a guard that stops it should this program die driving it.
+            let stopWrites = driver.family == .drv2605 ? DRV2605Driver.stopWrites : ChipFamilyRegistry.family(part: driver.family.rawValue)?.stopWrites ?? []
+            let claim = ChipClaim(
+                bus: busPath, address: driver.address, mux: driver.mux.map { ($0.address, $0.channel) },
+                part: driver.part.map { "\($0)" } ?? driver.family.rawValue.uppercased(), stopWrites: stopWrites)
+            let ownership = try hardware.claim(claim)
+            if let ownership { ownerships.append(ownership) }
             let bus: any I2CBus
             var boardOptions = options
             if let mux = driver.mux {
@@ -187,6 +199,7 @@ public final class HapticBoard {
                     engineOptions: engineOptions, appMapping: options.engine.mapping, usesChipMemory: options.usesChipMemory, logger: options.logger,
                     warn: options.warn)
                 let opened = try family.open(opening)
+                if let ownership { opened.engine.hold(ownership) }
                 chips.append(Chip(name: driver.name, engine: opened.engine, configuration: nil, calibrationKey: key, calibrationSource: opened.calibrationSource))
                 continue
             }
@@ -259,6 +272,7 @@ public final class HapticBoard {
                     }
                 }
             }
+            if let ownership { engine.hold(ownership) }
             chips.append(Chip(name: driver.name, engine: engine, configuration: chipConfiguration, calibrationKey: key, calibrationSource: source))
         }
         // Every chip behind one switch: one GO write through all their channels starts them at once.
@@ -276,10 +290,11 @@ public final class HapticBoard {
             let traffic: @Sendable () -> BusCounters = { front.withParent { ($0 as? MonitoredBus)?.counters ?? BusCounters() } }
             let group = HapticGroup(
                 engines: engines, clock: clock, broadcast: { try front.broadcast(to: target, Register.go.write(1), mask: mask) }, traffic: traffic)
-            return HapticBoard(file: file, actuator: preset, chips: chips, group: group, switches: fronts, direct: directTraffic)
+            return HapticBoard(file: file, actuator: preset, chips: chips, group: group, switches: fronts, ownerships: ownerships, direct: directTraffic)
         }
         return HapticBoard(
-            file: file, actuator: preset, chips: chips, group: HapticGroup(engines: engines, clock: clock), switches: fronts, direct: directTraffic)
+            file: file, actuator: preset, chips: chips, group: HapticGroup(engines: engines, clock: clock), switches: fronts, ownerships: ownerships,
+            direct: directTraffic)
     }
 }
 

@@ -19,6 +19,10 @@ public protocol HapticChipFamily: Sendable {
     /// Why a driver entry may not name EN or IN/TRIG lines or a calibration policy, when it may
     /// not (the board file's error says it): nil when it may.
     var refusesPinsBecause: String? { get }
+    /// The writes that stop the chip's drive from another process, each one transaction from its
+    /// register on: what a program's dead-man guard writes after the program died
+    /// (`ChipClaim.stopWrites`).
+    var stopWrites: [[UInt8]] { get }
     /// Opens one chip of the board: checks and configures it on `opening.bus`, and returns its
     /// engine. A board file's value the chip cannot take is a `BoardFileError` naming its field.
     func open(_ opening: HapticChipOpening) throws -> HapticChipOpened

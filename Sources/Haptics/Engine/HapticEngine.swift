@@ -127,6 +127,15 @@ public final class HapticEngine: Sendable {
     /// The engine's timers (completion, return to standby, idle shutdown, real-time clips), run by
     /// the clock: a thread on a real clock, the test's `advance` on a virtual one.
     let worker: ScheduledWork
+    /// What must live as long as the engine drives its chip: the chip's claim (its lock and its
+    /// dead-man guard, `HardwareProvider.claim`), which a program that keeps only the engine of
+    /// the board it opened would otherwise give up with the board.
+    let held = Locked<[any ChipOwnership]>([])
+
+    /// Keeps `ownership` until the engine goes.
+    func hold(_ ownership: any ChipOwnership) {
+        held.withLock { $0.append(ownership) }
+    }
 
     /// Starts the chip on `bus` and makes an engine for it, with `configuration` as given: a
     /// closed-loop configuration without `calibration` drives on the chip's reset values for

@@ -125,6 +125,21 @@ wait_until 300 restarted && value restarted-after-watchdog 1 || value restarted-
 value watchdog-restart-ms $(( $(now) - start ))
 value watchdog-logged "$(journalctl --no-pager -u hapticd.service | grep -c -i 'watchdog timeout')"
 
+step "a bus that appears late (I2C enabled after boot): hapticd waits for it, says so, serves"
+systemctl stop hapticd.service
+modprobe -r i2c_drv2605_sim
+systemctl start --no-block hapticd.service
+sleep 3
+value waiting-state "$(systemctl is-active hapticd.service)"
+value waiting-status "$(systemctl show -p StatusText --value hapticd.service | grep -c 'waiting for the chip')"
+systemctl show -p StatusText --value hapticd.service | sed 's/^/HIL-DEPLOY-STEP:   /'
+appeared=$(now)
+modprobe i2c-drv2605-sim
+serving() { [ "$(systemctl is-active hapticd.service)" = active ] && [ -S $SOCKET ]; }
+wait_until 150 serving && value serving-after-bus-ms $(( $(now) - appeared )) || value serving-after-bus-ms -1
+haptic play success > /tmp/late.log 2>&1
+value late-play-status $?
+
 step "a libfeedback app on a user's session starts hapticd through D-Bus activation"
 systemctl stop hapticd.service
 uid=$(id -u tester)
