@@ -198,10 +198,34 @@ void board_gpio_set(int which, int high) {
     if (high) SIO_OUT_SET = mask; else SIO_OUT_CLR = mask;
 }
 
+// The watchdog [RP2040 datasheet 4.7]: CTRL (ENABLE bit 30, TRIGGER bit 31), LOAD; its counter
+// runs from the 1 µs tick set in board_init, and decrements twice a tick (erratum RP2040-E1), so
+// LOAD is twice the microseconds. PSM_WDSEL [2.13] selects what a watchdog reset resets: without
+// it the trigger resets nothing, and a fault would hang with EN high and the last level driving.
+#define WATCHDOG_CTRL REG(0x40058000u + 0x00)
+#define WATCHDOG_LOAD REG(0x40058000u + 0x04)
+#define PSM_WDSEL REG(0x40010000u + 0x08)
+#define PSM_WDSEL_ALL_BUT_OSCILLATORS 0x0001FFFCu
+
+static uint32_t watchdog_load;
+
+void board_watchdog_start(uint32_t milliseconds) {
+    PSM_WDSEL = PSM_WDSEL_ALL_BUT_OSCILLATORS;
+    watchdog_load = milliseconds * 2000u;
+    WATCHDOG_LOAD = watchdog_load;
+    WATCHDOG_CTRL = (1u << 30);
+}
+
+void board_watchdog_feed(void) {
+    if (watchdog_load) WATCHDOG_LOAD = watchdog_load;
+}
+
 void board_exit(int status) {
     (void)status;
-    // Reset through the watchdog's trigger: the chip starts again from flash.
-    REG(0x40058000u + 0x00) = (1u << 31);
+    // Reset through the watchdog's trigger, with every block but the oscillators selected: the
+    // chip starts again from flash (whose start-up resets the DRV2605).
+    PSM_WDSEL = PSM_WDSEL_ALL_BUT_OSCILLATORS;
+    WATCHDOG_CTRL = (1u << 31);
     for (;;) {}
 }
 int board_bridges_bus(void) { return 0; }

@@ -30,6 +30,9 @@ import HardwareAccess
 ///     wake               ok wake
 ///     standby            ok standby
 ///
+/// and, on the QEMU test image only, `trap`: an undefined instruction, whose fault handler stops
+/// the actuator (`board_fault_stop`), says `error fault ...` and ends the image.
+///
 /// A refusal is `error KIND text`, KIND one of unknown-command, unknown-feedback, bad-argument,
 /// too-long, chip. The firmware also says on its own when what played ended badly: `error
 /// playback NAME: text` (the chip failed during it) or `error link-lost text`. Nothing that
@@ -60,12 +63,13 @@ final class CommandInterpreter {
     /// The commands, by their first word (matched byte for byte, not with `init(rawValue:)`,
     /// whose string comparison would bring the Unicode tables in).
     enum Verb: String, CaseIterable {
-        case play, prepare, stop, status, feedbacks, pattern, upload, notes, start, actuator, watchdog, ping, rom, arm, level, wake, standby
+        case play, prepare, stop, status, feedbacks, pattern, upload, notes, start, actuator, watchdog, ping, rom, arm, level, wake, standby, trap
     }
 
     /// Reads and answers commands, and steps playback, forever.
     func run() -> Never {
         while true {
+            board_watchdog_feed()
             let input = port.poll()
             if port.heardFrom { lastHeard = clock.now }
             switch input {
@@ -201,7 +205,11 @@ final class CommandInterpreter {
                 if player.playing != nil { try player.stop(standby: true) }
                 if player.driver.power == .ready { try player.driver.enterStandby() }
                 port.send("ok standby")
-            case nil:
+            case .trap where board_bridges_bus() != 0:
+                // The test image only (QEMU, its bus bridged): an undefined instruction, as a bug
+                // would hit one, to show the fault handler stopping what plays before it ends.
+                board_trap()
+            case .trap, nil:
                 port.send("error unknown-command ", verb, ": play, prepare, stop, status, feedbacks, pattern, upload, notes, start, actuator, watchdog, ping, rom, arm, level, wake, standby")
             }
         } catch {

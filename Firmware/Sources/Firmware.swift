@@ -35,6 +35,9 @@ struct Firmware {
         } catch {
             interpreter.port.send("error chip ", board, ": ", error.description)
         }
+        // A main loop stuck for 2 s (longer than any single step it takes) resets the board; the
+        // start-up above (a calibration takes about a second) runs before it is armed.
+        board_watchdog_start(2000)
         interpreter.run()
     }
 }

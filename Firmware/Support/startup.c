@@ -35,12 +35,26 @@ void Reset_Handler(void) {
 
 void SysTick_Handler(void) { startup_milliseconds++; }
 
+void board_fault_stop(void) {
+    board_gpio_set(0, 0);
+    board_gpio_set(1, 0);
+    // DRV2605 at 0x5A: GO (0x0C) cleared, RTP_INPUT (0x02) zero, MODE (0x01) standby.
+    static const uint8_t writes[3][2] = {{0x0C, 0x00}, {0x02, 0x00}, {0x01, 0x40}};
+    for (int i = 0; i < 3; i++) (void)board_i2c_transfer(0x5A, writes[i], 2, 0, 0);
+}
+
+void board_trap(void) { __builtin_trap(); }
+
 void HardFault_Handler(void) {
-    static const char text[] = "error fault the firmware hit a hard fault and stops\n";
+    board_fault_stop();
+    static const char text[] = "error fault the firmware hit a hard fault: actuator stopped, EN low; it resets\n";
     board_serial_write(0, (const uint8_t *)text, sizeof text - 1);
     board_exit(3);
 }
-static void Default_Handler(void) { board_exit(4); }
+static void Default_Handler(void) {
+    board_fault_stop();
+    board_exit(4);
+}
 
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
     (void (*)(void))__stack_top, Reset_Handler, Default_Handler, HardFault_Handler,

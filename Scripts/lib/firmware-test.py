@@ -17,7 +17,8 @@ those between `play NAME` and `done NAME` must equal the Linux ones byte for byt
 
 Then the protocol's other promises: a typed refusal for a name it does not know, `status`, a
 pattern streamed in real time, and the link watchdog stopping the actuator when the host goes
-quiet; `haptic --device serial:` on the same port; then `hapticd --device serial:` serving the
+quiet; a planted trap (an undefined instruction, in a boot of its own) whose fault handler stops
+the chip on the board's controller before the image ends; `haptic --device serial:` on the same port; then `hapticd --device serial:` serving the
 image's chip to `haptic ... --socket` (a feedback, a pattern file, SIGTERM while a feedback plays);
 then the image booted again with an ERM on the model's chip, told by `--actuator erm`
 (firmware_actuator.py).
@@ -209,6 +210,37 @@ def halt(qemu, server):
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
+    """Boots the image, holds a level (the chip driving in real time), then `trap`: returns the
+    fault line, QEMU's exit status, whether the chip was driving before it, and the writes the
+    fault handler put on the wire after the image's last bridged transaction."""
+    qemu, _, link = boot(elf, machine, bridge_socket, wire_trace)
+    server = None
+    try:
+        server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", bridge_trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        link.expect("hello haptics-firmware", timeout=20)
+        link.send("watchdog 0")
+        link.expect("ok watchdog")
+        link.send("level 800000")
+        link.expect("ok level")
+        # RTP_INPUT (0x02) written non-zero, alone or in a burst from MODE (0x01).
+        driving = [t for t in bridge_transactions(bridge_trace) if t[1] == "W"
+                   and ((t[3][:1] == ["02"] and t[3][1:2] != ["00"]) or (t[3][:1] == ["01"] and len(t[3]) > 2 and t[3][2] != "00"))]
+        link.send("trap")
+        fault = link.line(timeout=10) or ""
+        try:
+            status = qemu.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            status = None
+        link.close()
+    finally:
+        halt(qemu, server)
+    bridged = len(bridge_transactions(bridge_trace))
+    # The wire carries every bridged transaction first (mirrored), then what the handler wrote.
+    after = [(address, data) for address, data in wire_transactions(wire_trace)[bridged:]]
+    return fault, status, bool(driving), after
 
 
 def main():
@@ -410,6 +442,9 @@ def main():
     actuator_found = firmware_actuator.collect(
         haptic, hapticd, lambda: boot(elf, machine, bridge_socket + "-erm", wire_trace + "-erm"), halt, model, bridge_socket + "-erm", Link, bridge_trace + "-erm",
         lambda path: bridge_transactions(path))
+    # A planted trap (the test image's `trap`: an undefined instruction) while a level is held: the
+    # fault handler's stop on the board's own controller (the wire), then the image's end.
+    trap = trap_stop(elf, machine, model, bridge_socket + "-trap", wire_trace + "-trap", bridge_trace + "-trap")
     total_s = time.monotonic() - started
 
     # The Linux build's writes, one process per feedback (each starts the chip, as the image did once).
@@ -510,6 +545,9 @@ def main():
         (f"watchdog stop {watchdog_ms:.1f} ms after GO within {WATCHDOG_MS - WATCHDOG_SLACK_MS}...{WATCHDOG_MS + WATCHDOG_SLACK_MS}",
          WATCHDOG_MS - WATCHDOG_SLACK_MS <= watchdog_ms <= WATCHDOG_MS + WATCHDOG_SLACK_MS),
         ("after the watchdog: nothing playing, the chip in standby", "playing=-" in after_watchdog and "power=standby" in after_watchdog),
+        (f"a planted trap while a level was held ({'driving' if trap[2] else 'NOT driving'}): '{trap[0][:40]}', then the handler's stop on the wire "
+         f"({' '.join('[' + ' '.join(data) + ']' for _, data in trap[3]) or 'nothing'}: GO 0, RTP 0, MODE standby at 0x5A), the image ended (QEMU exit {trap[1]})",
+         trap[2] and trap[0].startswith("error fault") and trap[3] == [("5A", ["0C", "00"]), ("5A", ["02", "00"]), ("5A", ["01", "40"])] and trap[1] == 1),
         ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
         (f"bad pattern and sequence uploads refused by kind ({len(upload_answers)} lines, {len(upload_wrong)} answered otherwise), the image answers after them and plays nothing",
          not upload_wrong and "playing=-" in after_uploads),

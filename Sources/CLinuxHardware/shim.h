@@ -250,11 +250,12 @@ static inline void clh_guard_close_others(const int *keep, int count) {
 /// The guard's write ends in this process, told 'q' at a normal exit (`clh_guard_at_exit`); a
 /// function's static, which Swift's importer emits with the function (a file-scope one it does not).
 struct clh_guard_registry {
+    pthread_mutex_t lock;
     int ends[16];
     int count;
 };
 static inline struct clh_guard_registry *clh_guard_registry(void) {
-    static struct clh_guard_registry registry;
+    static struct clh_guard_registry registry = { PTHREAD_MUTEX_INITIALIZER, {0}, 0 };
     return &registry;
 }
 
@@ -262,10 +263,31 @@ static inline struct clh_guard_registry *clh_guard_registry(void) {
 /// chip quietly; after a signal or a crash no 'q' comes and the guard says what it did.
 static void clh_guard_at_exit(void) {
     struct clh_guard_registry *registry = clh_guard_registry();
+    pthread_mutex_lock(&registry->lock);
     for (int i = 0; i < registry->count; i++) {
         char quiet = 'q';
         ssize_t written = write(registry->ends[i], &quiet, 1);
         (void)written;
+    }
+    pthread_mutex_unlock(&registry->lock);
+}
+
+/// The guard's writes: each as one I2C_RDWR message (three tries), else as an SMBus block write
+/// for an adapter that only speaks SMBus.
+static inline void clh_guard_write_all(int bus_fd, const struct clh_guard_write *writes, int count) {
+    for (int i = 0; i < count; i++) {
+        struct i2c_msg msg = { .addr = writes[i].address, .flags = 0, .len = writes[i].length, .buf = (uint8_t *)writes[i].bytes };
+        struct i2c_rdwr_ioctl_data data = { .msgs = &msg, .nmsgs = 1 };
+        int done = 0;
+        for (int attempt = 0; attempt < 3 && !done; attempt++) done = ioctl(bus_fd, I2C_RDWR, &data) >= 0;
+        if (!done && writes[i].length > 1 && ioctl(bus_fd, I2C_SLAVE, writes[i].address) >= 0) {
+            union i2c_smbus_data block;
+            block.block[0] = (uint8_t)(writes[i].length - 1);
+            memcpy(&block.block[1], &writes[i].bytes[1], writes[i].length - 1);
+            struct i2c_smbus_ioctl_data args = { .read_write = I2C_SMBUS_WRITE, .command = writes[i].bytes[0],
+                                                 .size = I2C_SMBUS_I2C_BLOCK_DATA, .data = &block };
+            ioctl(bus_fd, I2C_SMBUS, &args);
+        }
     }
 }
 
@@ -274,9 +296,12 @@ static void clh_guard_at_exit(void) {
 /// waits for the end of a pipe only this process writes to. When every write end is closed (the
 /// process ended, however it ended) it makes `writes` on the bus and exits; 'd' (released) makes
 /// it exit without writing, 'q' (a normal exit) without the message. Returns the write end (close
-/// on exec) and the guard's pid, or -1 with errno.
+/// on exec) and the guard's pid, or -1 with errno. A program that sends heartbeats ('h',
+/// `clh_guard_heartbeat`) is taken for hung after `hang_ms` without one: the writes are made then
+/// too, with `hang_message`.
 static inline int clh_guard_start(int bus_fd, int lock_fd, const struct clh_guard_write *writes, int count,
-                                  const char *message, size_t message_length, pid_t *guard_pid) {
+                                  const char *message, size_t message_length, int hang_ms,
+                                  const char *hang_message, size_t hang_message_length, pid_t *guard_pid) {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) < 0) return -1;
     pid_t pid = fork();
@@ -306,33 +331,35 @@ static inline int clh_guard_start(int bus_fd, int lock_fd, const struct clh_guar
             dup2(null_fd, 1);
             if (null_fd > 2) close(null_fd);
         }
-        int quiet = 0, released = 0;
+        int quiet = 0, released = 0, beating = 0, hung = 0;
         for (;;) {
+            // Once the program sends heartbeats ('h'), a silence of hang_ms means it hangs: the
+            // chip is stopped then (once), and the guard waits on for the program's end.
+            if (beating && !hung && hang_ms > 0) {
+                struct pollfd wait = { .fd = ends[0], .events = POLLIN };
+                int ready = poll(&wait, 1, hang_ms);
+                if (ready == 0) {
+                    hung = 1;
+                    clh_guard_write_all(bus_fd, writes, count);
+                    ssize_t written = write(2, hang_message, hang_message_length);
+                    (void)written;
+                    continue;
+                }
+                if (ready < 0 && errno == EINTR) continue;
+            }
             char byte;
             ssize_t got = read(ends[0], &byte, 1);
             if (got == 1) {
                 if (byte == 'q') quiet = 1;
                 if (byte == 'd') released = 1;
+                if (byte == 'h') beating = 1;
                 continue;
             }
             if (got < 0 && errno == EINTR) continue;
             break;
         }
         if (released) _exit(0);
-        for (int i = 0; i < count; i++) {
-            struct i2c_msg msg = { .addr = writes[i].address, .flags = 0, .len = writes[i].length, .buf = (uint8_t *)writes[i].bytes };
-            struct i2c_rdwr_ioctl_data data = { .msgs = &msg, .nmsgs = 1 };
-            int done = 0;
-            for (int attempt = 0; attempt < 3 && !done; attempt++) done = ioctl(bus_fd, I2C_RDWR, &data) >= 0;
-            if (!done && writes[i].length > 1 && ioctl(bus_fd, I2C_SLAVE, writes[i].address) >= 0) {
-                union i2c_smbus_data block;
-                block.block[0] = (uint8_t)(writes[i].length - 1);
-                memcpy(&block.block[1], &writes[i].bytes[1], writes[i].length - 1);
-                struct i2c_smbus_ioctl_data args = { .read_write = I2C_SMBUS_WRITE, .command = writes[i].bytes[0],
-                                                     .size = I2C_SMBUS_I2C_BLOCK_DATA, .data = &block };
-                ioctl(bus_fd, I2C_SMBUS, &args);
-            }
-        }
+        clh_guard_write_all(bus_fd, writes, count);
         if (!quiet) {
             ssize_t written = write(2, message, message_length);
             (void)written;
@@ -341,11 +368,25 @@ static inline int clh_guard_start(int bus_fd, int lock_fd, const struct clh_guar
     }
     close(ends[0]);
     struct clh_guard_registry *registry = clh_guard_registry();
+    pthread_mutex_lock(&registry->lock);
     static int registered;
     if (!registered) registered = atexit(clh_guard_at_exit) == 0;
     if (registry->count < 16) registry->ends[registry->count++] = ends[1];
+    pthread_mutex_unlock(&registry->lock);
     *guard_pid = pid;
     return ends[1];
+}
+
+/// One heartbeat to every guard of this process ('h'): the program still answers.
+static inline void clh_guard_heartbeat(void) {
+    struct clh_guard_registry *registry = clh_guard_registry();
+    pthread_mutex_lock(&registry->lock);
+    for (int i = 0; i < registry->count; i++) {
+        char beat = 'h';
+        ssize_t written = write(registry->ends[i], &beat, 1);
+        (void)written;
+    }
+    pthread_mutex_unlock(&registry->lock);
 }
 
 /// Releases a guard: 'd' told, its write end closed (and forgotten by the at-exit handler), and the
@@ -355,12 +396,14 @@ static inline void clh_guard_release(int write_end, pid_t guard_pid) {
     ssize_t written = write(write_end, &released, 1);
     (void)written;
     struct clh_guard_registry *registry = clh_guard_registry();
+    pthread_mutex_lock(&registry->lock);
     for (int i = 0; i < registry->count; i++) {
         if (registry->ends[i] == write_end) {
             registry->ends[i] = registry->ends[--registry->count];
             break;
         }
     }
+    pthread_mutex_unlock(&registry->lock);
     close(write_end);
     while (waitpid(guard_pid, NULL, 0) < 0 && errno == EINTR) {}
 }

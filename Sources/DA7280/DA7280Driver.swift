@@ -352,7 +352,7 @@ public final class DA7280Driver: HapticChipDriver {
         if events.contains(.warning) {
             let kinds = DA7280Register.Warning.all.filter { bytes[1] & $0.rawValue != 0 }
             for kind in kinds { warningsSeen[kind, default: 0] += 1 }
-            warning = kinds.isEmpty ? "E_WARNING without a diagnosis" : kinds.map(\.description).joined(separator: ", ")
+            warning = kinds.isEmpty ? "E_WARNING without a diagnosis" : kinds.map { $0.description }.joined(separator: ", ")
             try write(.irqEvent1, [DA7280Register.Event.warning.rawValue])
         }
         return HapticChipStatus(

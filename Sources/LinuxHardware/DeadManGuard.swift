@@ -22,6 +22,16 @@ public final class DeadManGuard {
     public let pid: pid_t
     private var writeEnd: CInt
 
+    /// How long a program that sends heartbeats (`heartbeat()`) may go without one before the
+    /// guard takes it for hung and stops the chip: a hung hapticd's motor stops within this and a
+    /// heartbeat's interval, whatever systemd's watchdog does after.
+    public static let hangTimeout = Duration.seconds(1)
+
+    /// Tells every guard of this process that the program still answers. Sent by a program whose
+    /// engine answering is checked (hapticd, with its watchdog); until the first, a guard waits
+    /// for the program's end only (a `haptic` that calibrates for a second is not hung).
+    public static func heartbeat() { clh_guard_heartbeat() }
+
     /// Starts the guard for `claim` on the bus open at `busDescriptor`, holding `lockDescriptor`
     /// too (-1: none).
     public init(_ claim: ChipClaim, busDescriptor: CInt, lockDescriptor: CInt) throws {
@@ -36,11 +46,19 @@ public final class DeadManGuard {
         }
         let program = ChipLock.thisProgram
         let message = Array("haptics guard: \(program) ended without stopping \(claim.description): the guard stopped it\n".utf8)
+        let hung = Array("haptics guard: \(program) sent no heartbeat for \(Self.hangTimeout): taken for hung, \(claim.description) stopped\n".utf8)
+        let hangMilliseconds = CInt(Self.hangTimeout.components.seconds * 1000)
         var child: pid_t = 0
         let end = writes.withUnsafeBufferPointer { buffer in
             message.withUnsafeBufferPointer { text in
-                text.withMemoryRebound(to: CChar.self) { characters in
-                    clh_guard_start(busDescriptor, lockDescriptor, buffer.baseAddress, CInt(buffer.count), characters.baseAddress, characters.count, &child)
+                hung.withUnsafeBufferPointer { hangText in
+                    text.withMemoryRebound(to: CChar.self) { characters in
+                        hangText.withMemoryRebound(to: CChar.self) { hangCharacters in
+                            clh_guard_start(
+                                busDescriptor, lockDescriptor, buffer.baseAddress, CInt(buffer.count), characters.baseAddress, characters.count,
+                                hangMilliseconds, hangCharacters.baseAddress, hangCharacters.count, &child)
+                        }
+                    }
                 }
             }
         }

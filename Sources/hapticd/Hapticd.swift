@@ -349,6 +349,9 @@ struct DaemonService: Service {
         let engine = server.engine
         let watchdog = SystemdNotifier.startWatchdog {
             _ = engine.powerState
+            // The chip's dead-man guard hears it too: without a heartbeat for a second it takes
+            // the daemon for hung and stops the chip, before systemd's watchdog kills it.
+            DeadManGuard.heartbeat()
             return true
         }
         startupWatchdog?.cancel()

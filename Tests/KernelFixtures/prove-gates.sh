@@ -90,20 +90,20 @@ set -- $(value daemon-killed modes)
 clean daemon-killed gate_daemon_killed "$@"
 plant "daemon-killed: not driving before the restart" gate_daemon_killed "$1" "$2" "$3" "$4" 40 00 "$7" "$8"
 
-# HIL-DEADMAN: each program's drive timeline and the time it was killed.
-for name in haptic-pattern hapticd da7280-haptic-pattern; do
-    [ -f "$recorded/dead-man-$name/values" ] || continue
-    killed=$(value "dead-man-$name" kill)
-    timeline="$recorded/dead-man-$name/deadman-$name.txt"
-    clean "dead-man-$name" gate_dead_man "$name" "$killed" "$timeline" 50
+# HIL-DEADMAN: each program's drive timeline and the time it was killed (`program`: clean() sets `name`).
+for program in haptic-pattern hapticd da7280-haptic-pattern; do
+    [ -f "$recorded/dead-man-$program/values" ] || continue
+    killed=$(value "dead-man-$program" kill)
+    timeline="$recorded/dead-man-$program/deadman-$program.txt"
+    clean "dead-man-$program" gate_dead_man "$program" "$killed" "$timeline" 50
     awk -v k="$killed" '$1 + 0 <= k + 0' "$timeline" > "$work/unstopped.txt"
-    plant "dead-man $name: no guard (nothing after the kill)" gate_dead_man "$name" "$killed" "$work/unstopped.txt" 50
+    plant "dead-man $program: no guard (nothing after the kill)" gate_dead_man "$program" "$killed" "$work/unstopped.txt" 50
     awk -v k="$killed" '{ if ($1 + 0 > k + 0) printf "%.0f %s\n", $1 + 60000000, $2; else print }' "$timeline" > "$work/late.txt"
-    plant "dead-man $name: the stop 60 ms later" gate_dead_man "$name" "$killed" "$work/late.txt" 50
+    plant "dead-man $program: the stop 60 ms later" gate_dead_man "$program" "$killed" "$work/late.txt" 50
     awk -v k="$killed" '{ if ($1 + 0 <= k + 0) print $1, 0; else print }' "$timeline" > "$work/idle.txt"
-    plant "dead-man $name: not driving when killed" gate_dead_man "$name" "$killed" "$work/idle.txt" 50
+    plant "dead-man $program: not driving when killed" gate_dead_man "$program" "$killed" "$work/idle.txt" 50
     { cat "$timeline"; awk -v k="$killed" 'BEGIN { printf "%.0f 500\n", k + 400000000 }'; } > "$work/again.txt"
-    plant "dead-man $name: driving again after the stop" gate_dead_man "$name" "$killed" "$work/again.txt" 50
+    plant "dead-man $program: driving again after the stop" gate_dead_man "$program" "$killed" "$work/again.txt" 50
 done
 
 # HIL-DT (arm64): what drv260x and da7280 wrote from the tree, the tree's values, the peaks, left driving.

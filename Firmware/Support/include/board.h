@@ -26,8 +26,22 @@ int board_i2c_transfer(uint8_t address, const uint8_t *write, size_t write_count
 /// Drives GPIO output `line` (0: EN, 1: IN/TRIG); boards without the line ignore it.
 void board_gpio_set(int line, int high);
 
-/// Ends the program (QEMU: semihosting exit with `status`; hardware: resets).
+/// Ends the program (QEMU: semihosting exit with `status`; hardware: resets, through the watchdog
+/// with every block in its reset selection). The fault handlers stop the actuator before they
+/// call it (`board_fault_stop`).
 void board_exit(int status) __attribute__((noreturn));
+/// Stops the actuator from anywhere, a fault handler included, with nothing but C and the board's
+/// registers: EN and IN/TRIG low, then the DRV2605's GO cleared, its real-time level zeroed and
+/// MODE to standby on the board's own I2C controller (each transfer has a deadline; a chip that
+/// does not answer is left to its EN). Supplied by Support/startup.c for every board.
+void board_fault_stop(void);
+/// Arms the hardware watchdog to reset the board when the main loop has not fed it for
+/// `milliseconds` (RP2040: its watchdog; boards without one: nothing).
+void board_watchdog_start(uint32_t milliseconds);
+/// Feeds the hardware watchdog: the main loop calls it on every pass.
+void board_watchdog_feed(void);
+/// Executes an undefined instruction (the test image's `trap`): the fault handler takes over.
+void board_trap(void) __attribute__((noreturn));
 /// Whether this image bridges its chip's bus over serial port 1 (the QEMU test image).
 int board_bridges_bus(void);
 /// The board's name, as `status` reports it.
