@@ -2,6 +2,7 @@
 
 import CSystemd
 import Foundation
+import Synchronization
 import HardwareAccess
 
 /// hapticd's side of systemd's service protocol, through libsystemd's `sd_notify`: READY once
@@ -24,20 +25,29 @@ enum SystemdNotifier {
         _ = sd_notify(0, "STATUS=\(status.replacingOccurrences(of: "\n", with: " "))\nEXTEND_TIMEOUT_USEC=\(microseconds)")
     }
 
-    /// Waits up to `duration` for SIGTERM or SIGINT (blocked in every thread, as the daemon blocks
-    /// them before its service group takes them): true when one came, and is consumed.
+    /// Waits up to `duration` for SIGTERM or SIGINT, which a handler of its own catches while it
+    /// waits (the service group takes them over once the daemon serves; until then their default
+    /// would end the daemon with no word): true when one came.
     static func terminationRequested(within duration: Duration) -> Bool {
+        signal(SIGTERM) { number in terminationSignal.store(number, ordering: .relaxed) }
+        signal(SIGINT) { number in terminationSignal.store(number, ordering: .relaxed) }
+        // Taken by this handler's thread only if they are not blocked there; unblocked in this one.
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)
         sigaddset(&signals, SIGINT)
-        var timeout = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
-        while true {
-            let result = sigtimedwait(&signals, nil, &timeout)
-            if result > 0 { return true }
-            if result < 0, errno == EINTR { continue }
-            return false
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        defer {
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
+            signal(SIGTERM, SIG_DFL)
+            signal(SIGINT, SIG_DFL)
         }
+        let end = ContinuousClock.now.advanced(by: duration)
+        while ContinuousClock.now < end {
+            if terminationSignal.load(ordering: .relaxed) != 0 { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return terminationSignal.load(ordering: .relaxed) != 0
     }
 
     /// Tells systemd the service is stopping.
@@ -82,3 +92,6 @@ final class WatchdogPings: @unchecked Sendable {
     /// No more pings from this thread.
     func cancel() { thread.cancel() }
 }
+
+/// The termination signal caught while the daemon waits for its chip (0: none).
+private let terminationSignal = Atomic<Int32>(0)

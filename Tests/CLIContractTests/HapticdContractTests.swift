@@ -43,17 +43,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket), "socket file left behind")
     }
 
-    /// `--bus` with a board file moves the board's chips to that bus, as it does for haptic: a bus
-    /// that does not exist is named in the refusal (it was silently ignored).
+    /// A daemon whose bus does not exist (yet): it says it waits for that bus, serves nothing, and
+    /// stops on SIGTERM (exit 0: it drove nothing). Returns what it said.
+    func waitsForTheBus(_ arguments: [String], environment: [String: String], bus: String) throws -> String {
+        let daemon = try hapticd.start(arguments, environment: environment)
+        try daemon.waitUntil("hapticd says it waits for \(bus)", deadline: .seconds(60)) { daemon.standardError.contains("waiting for the chip") }
+        #expect(!FileManager.default.fileExists(atPath: socket), "serving without its chip")
+        daemon.signal(SIGTERM)
+        let run = try daemon.wait(deadline: .seconds(30))
+        #expect(run.status == 0, "exit \(run.status) on SIGTERM while waiting: \(run.stderr)")
+        #expect(run.stderr.contains("waiting for the chip") && run.stderr.contains(bus), "\(run.stderr)")
+        return run.stderr
+    }
+
+    /// `--bus` with a board file moves the board's chips to that bus, as it does for haptic: the bus
+    /// it waits for is that one (it was silently ignored).
     @Test func busWithABoardFileIsTheChipsBus() throws {
-        let run = try hapticd.run(
-            ["--board", "Boards/sparkfun-qwiic-da7280.json", "--bus", "/dev/i2c-77", "--socket", socket], environment: environment, deadline: .seconds(30))
-        #expect(run.status != 0 && run.stderr.contains("/dev/i2c-77"), "exit \(run.status): \(run.stderr)")
+        _ = try waitsForTheBus(["--board", "Boards/sparkfun-qwiic-da7280.json", "--bus", "/dev/i2c-77", "--socket", socket], environment: environment, bus: "/dev/i2c-77")
     }
 
     /// Without `--board`, the machine's board file (`$HAPTIC_BOARD`, else /etc/haptics/board.json),
     /// as haptic takes it: the unit's `haptic stop` reaches the chip the daemon drove. Its bus, which
-    /// does not exist here, is named in the refusal (hapticd opened /dev/i2c-1 instead).
+    /// does not exist here, is the one it waits for (hapticd opened /dev/i2c-1 instead).
     @Test func theMachinesBoardFileIsTheDefault() throws {
         let board = FileManager.default.temporaryDirectory.appendingPathComponent("hapticd-board-\(getpid()).json").path
         var text = try String(contentsOfFile: Program.packageRoot.appendingPathComponent("Boards/bare-drv2605l.json").path, encoding: .utf8)
@@ -63,8 +74,7 @@ import Testing
         #expect(text.contains("/dev/i2c-78"))
         var withBoard = environment
         withBoard["HAPTIC_BOARD"] = board
-        let run = try hapticd.run(["--socket", socket], environment: withBoard, deadline: .seconds(30))
-        #expect(run.status != 0 && run.stderr.contains("/dev/i2c-78"), "exit \(run.status): \(run.stderr)")
+        _ = try waitsForTheBus(["--socket", socket], environment: withBoard, bus: "/dev/i2c-78")
     }
 
     @Test func twentyClientsAtOnceAreAllPlayed() throws {
