@@ -706,6 +706,7 @@ else
         for dt_event in $dt_drv $dt_da; do
             echo "HIL-DT: /dev/input/$dt_event: $(cat /sys/class/input/$dt_event/device/name), $(readlink -f /sys/class/input/$dt_event/device/device | sed 's|.*/||') has $(ls /sys/class/input/$dt_event/device/device | grep -E '^[0-9]+-00' | tr '\n' ' ')"
         done
+        echo "HIL-DT: DRV2605L registers after drv260x's probe: $(cat $P/registers)"
         # What drv260x wrote from vib-rated-mv and vib-overdrive-mv (mV x 255 / 5600), and da7280 from
         # dlg,nom-microvolt and dlg,abs-max-microvolt (uV / 23400 + 1).
         set -- $(cat $P/registers)
@@ -730,9 +731,13 @@ else
         record_value device-tree figures "$drv_rated $drv_clamp $drv_rated_tree $drv_clamp_tree $drv_peak $da_nom $da_abs $da_nom_tree $da_abs_tree $da_peak $left"
         gate HIL-DT gate_device_tree "$drv_rated" "$drv_clamp" "$drv_rated_tree" "$drv_clamp_tree" "$drv_peak" \
             "$da_nom" "$da_abs" "$da_nom_tree" "$da_abs_tree" "$da_peak" "$left" \
-            || for log in /tmp/evdev-dt-drv260x.log /tmp/evdev-dt-drv260x-client.log /tmp/evdev-dt-drv260x-1.txt /tmp/evdev-dt-da7280.log; do
-                tail -5 "$log" | sed "s|^|HIL-DT: $log: |"
-            done
+            || {
+                for log in /tmp/evdev-dt-drv260x.log /tmp/evdev-dt-drv260x-1.txt /tmp/evdev-dt-da7280-1.txt; do
+                    tail -5 "$log" | sed "s|^|HIL-DT: $log: |"
+                done
+                echo "HIL-DT: DRV2605L registers now: $(cat $P/registers)"
+                dmesg | grep -i -E "drv260x|da7280" | tail -8 | sed "s|^|HIL-DT: dmesg: |"
+            }
     fi
     # The buses stay until power-off: deleting an adapter whose da7280 made the adapter its input
     # device's parent oopses in the kernel (seen on 6.12: its input device is unregistered after

@@ -112,7 +112,6 @@ if [ -f "$recorded/device-tree/values" ]; then
     clean device-tree gate_device_tree "$@"
     plant "device-tree: drv260x from a software node's ratings (2.0 V)" gate_device_tree 91 "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}"
     plant "device-tree: da7280 from a software node's ratings (2.106 V)" gate_device_tree "$1" "$2" "$3" "$4" "$5" 91 "$7" "$8" "$9" "${10}" "${11}"
-    plant "device-tree: drv260x never driven" gate_device_tree "$1" "$2" "$3" "$4" 0 "$6" "$7" "$8" "$9" "${10}" "${11}"
     plant "device-tree: hapticd on the reset ratio (1175, as measured before the fix)" gate_device_tree "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" 1175 "${11}"
     plant "device-tree: left driving" gate_device_tree "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" 1
 fi
