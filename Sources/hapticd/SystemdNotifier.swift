@@ -2,8 +2,8 @@
 
 import CSystemd
 import Foundation
-import Synchronization
 import HardwareAccess
+import Synchronization
 
 /// hapticd's side of systemd's service protocol, through libsystemd's `sd_notify`: READY once
 /// it serves, WATCHDOG while its engine answers, STOPPING on the way out. Outside systemd (no
