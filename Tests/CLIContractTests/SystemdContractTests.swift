@@ -121,11 +121,12 @@ import Testing
         #expect(!lines.contains { $0.contains(" info hapticd") }, "\(run.stderr)")
     }
 
-    /// systemd kills a service whose pings are further apart than `WatchdogSec`: hapticd pings at
-    /// half the interval (sd_watchdog_enabled(3) asks for "roughly half"), so a late ping on a busy
-    /// machine still lands in time. Measured between pings as they arrive: the median gap of a
-    /// 1 s watchdog is under 0.75 s (half is 0.5 s; the whole interval, 1 s, fails).
-    @Test func watchdogPingsComeAtHalfTheInterval() throws {
+    /// systemd kills a service whose pings are further apart than `WatchdogSec`: hapticd pings at a
+    /// quarter of the interval (sd_watchdog_enabled(3) asks for "roughly half"; the units' interval
+    /// is short, 1.5 s, and each ping is also the dead-man guard's heartbeat), so a late ping on a
+    /// busy machine still lands in time. Measured between pings as they arrive: the median gap of a
+    /// 1 s watchdog is under 0.4 s (a quarter is 0.25 s; half, 0.5 s, fails) and over 0.15 s.
+    @Test func watchdogPingsComeAtAQuarterOfTheInterval() throws {
         let notify = try NotifySocket(path: scratch.file("notify.sock"))
         var systemd = environment
         systemd["NOTIFY_SOCKET"] = notify.path
@@ -136,11 +137,12 @@ import Testing
         _ = try daemon.wait(deadline: .seconds(90))
         let pings = notify.arrivals(of: "WATCHDOG=1")
         try #require(pings.count >= 6, "\(pings.count) pings")
-        // The first ping comes with READY, whenever start-up ends: gaps from the second on.
+        // Start-up's pings, then the engine's from READY on: the gap where one thread hands over
+        // to the other is left out with the first.
         let gaps = zip(pings.dropFirst(2), pings.dropFirst()).map { ($0 - $1) / .milliseconds(1) }.sorted()
         let median = gaps[gaps.count / 2]
-        #expect(median < 750, "median gap \(median) ms between pings of a 1000 ms watchdog: \(gaps)")
-        #expect(median > 250, "median gap \(median) ms: pinging far more often than half the interval")
+        #expect(median < 400, "median gap \(median) ms between pings of a 1000 ms watchdog: \(gaps)")
+        #expect(median > 150, "median gap \(median) ms: pinging far more often than a quarter of the interval")
     }
 
     @Test func withoutSystemdNothingIsSentAndLinesArePlain() throws {
