@@ -192,7 +192,8 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         clock.advance(by: .seconds(1))
         try driver.stop()
         #expect(chip[.sequenceControl2] == 0)
-        bus.inject(fault, at: bus.count)
+        // The fault on PS_SEQ_ID's write: arming reads the reset check first (one transaction).
+        bus.inject(fault, at: bus.count + 1)
         #expect(throws: HapticChipError.self) { try driver.play(second) }
         try driver.stop()
         let before = chip.trace.count
