@@ -105,6 +105,16 @@ public enum DA7280Model {
         public var diagnosis: UInt8 { self == .sequenceID ? 0x80 : 0x40 }
     }
 
+    /// What a sequence start finds wrong with the memory's data type: MEM_DATA_SIGNED must be the
+    /// opposite of ACCELERATION_EN, or the chip raises E_WARNING with E_MEM_TYPE [DS T22]. A
+    /// warning does not stop the drive: the memory plays, its amplitudes read as ACCELERATION_EN
+    /// says (ours: the datasheet names the warning, not what the decoder then does).
+    public static func memoryTypeMismatch(_ registers: [UInt8]) -> Bool {
+        let acceleration = DA7280Register.TopConfiguration1(rawValue: registers[Int(DA7280Register.topConfiguration1.rawValue)]).contains(.acceleration)
+        let signed = DA7280Register.TopConfiguration2(rawValue: registers[Int(DA7280Register.topConfiguration2.rawValue)]).contains(.memoryDataSigned)
+        return acceleration == signed
+    }
+
     /// What a RTWM trigger (SEQ_START in OPERATION_MODE 3) drives: the sequence PS_SEQ_ID of
     /// the waveform memory (from WAV_MEM_BASE_ADDR), PS_SEQ_LOOP + 1 times, as level changes
     /// in milliseconds from the trigger (levels in units of NOMMAX, as `drive(_:)`), and how
@@ -124,16 +134,17 @@ public enum DA7280Model {
         let acceleration = DA7280Register.TopConfiguration1(rawValue: UInt8(at(.topConfiguration1))).contains(.acceleration)
         let fast = at(.sequenceControl1) & 0x04 != 0
         let timebases = fast ? [1.36, 5.44, 21.76, 43.52] : DA7280WaveformMemory.timebaseMilliseconds
-        let nominal = Double(max(1, at(.actuatorNominalMaximum)))
-        func level(_ amplitude: UInt8, gain: Int) -> Double {
-            let scale = 1 / Double(1 << gain)
-            if acceleration { return Double(amplitude) / 15 * scale }
+        let nominal = max(1, at(.actuatorNominalMaximum))
+        // Levels in millionths of NOMMAX, in integers truncated as the fixture's C truncates them,
+        // so that the two agree to the thousandth: each gain step (-6 dB) halves.
+        func level(_ amplitude: UInt8, gain: Int) -> Int {
+            if acceleration { return Int(amplitude) * 1_000_000 / 15 / (1 << gain) }
             let signed = amplitude > 7 ? max(-7, Int(amplitude) - 16) : Int(amplitude)
-            return Double(signed) / 7 * scale * Double(at(.actuatorAbsoluteMaximum)) / nominal
+            return signed * 1_000_000 * at(.actuatorAbsoluteMaximum) / (7 * nominal) / (1 << gain)
         }
         var changes: [(milliseconds: Double, level: Double)] = []
         var time = 0.0
-        var current = 0.0
+        var current = 0
         for _ in 0...(control >> 4) {
             for frame in frames {
                 guard let points = DA7280WaveformMemory.points(of: frame.snippet, in: image) else { return .failure(.memory) }
@@ -144,11 +155,11 @@ public enum DA7280Model {
                         if point.ramp {
                             // A ramp, held one timebase a step.
                             for index in 1...point.timebases {
-                                changes.append((time, current + (target - current) * Double(index) / Double(point.timebases)))
+                                changes.append((time, Double(current + (target - current) * index / point.timebases) / 1_000_000))
                                 time += unit
                             }
                         } else {
-                            changes.append((time, target))
+                            changes.append((time, Double(target) / 1_000_000))
                             time += Double(point.timebases) * unit
                         }
                         current = target
@@ -158,6 +169,12 @@ public enum DA7280Model {
         }
         changes.append((time, 0))
         return .success((changes, time))
+    }
+
+    /// A level change of a played sequence as the kernel fixture's `sequence_timeline` shows it:
+    /// "microseconds:permille", the level in whole thousandths of NOMMAX truncated toward zero.
+    public static func levelChangeText(milliseconds: Double, level: Double) -> String {
+        "\(Int((milliseconds * 1000).rounded())):\(Int((level * 1_000_000).rounded()) / 1000)"
     }
 
     /// What the chip does when it drives a faulty actuator: the event it latches (in IRQ_EVENT1
@@ -223,6 +240,9 @@ extension DA7280Model {
                 "#define DA_MODEL_E_SEQ_DONE \(hex(Register.Event.sequenceDone.rawValue))",
                 "#define DA_MODEL_E_SEQ_ID_FAULT \(hex(SequenceFault.sequenceID.diagnosis))",
                 "#define DA_MODEL_E_MEM_FAULT \(hex(SequenceFault.memory.diagnosis))",
+                "#define DA_MODEL_REG_TOP_CFG2 \(hex(Register.topConfiguration2.rawValue))",
+                "#define DA_MODEL_MEM_DATA_SIGNED \(hex(Register.TopConfiguration2.memoryDataSigned.rawValue))",
+                "#define DA_MODEL_E_MEM_TYPE \(hex(Register.Warning.memoryType.rawValue))",
                 "",
                 "/* DA7280Model.write: read-only registers keep their value; IRQ_EVENT1 is write-1-to-clear, and",
                 "   clearing E_WARNING or E_SEQ_FAULT clears its diagnosis register. */",
@@ -275,6 +295,12 @@ extension DA7280Model {
     /// `DA7280WaveformMemory.frames(of:in:)` and `points(of:in:)` read them, levels in
     /// thousandths of NOMMAX (truncated), times in microseconds.
     static let sequencePlaybackC = [
+        "/* DA7280Model.memoryTypeMismatch: MEM_DATA_SIGNED not the opposite of ACCELERATION_EN. */",
+        "static inline bool da_model_memory_type_mismatch(const u8 *regs)",
+        "{",
+        "\treturn !(regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN) == !(regs[DA_MODEL_REG_TOP_CFG2] & DA_MODEL_MEM_DATA_SIGNED);",
+        "}",
+        "",
         "/* DA7280Model.sequencePlayback: what SEQ_START in RTWM plays from the waveform memory. Fills up to `max`",
         "   level changes (microseconds from the trigger, thousandths of NOMMAX) and returns the length in",
         "   microseconds, or -1 (no such sequence: E_SEQ_ID_FAULT) or -2 (malformed memory: E_MEM_FAULT). */",
@@ -297,8 +323,7 @@ extension DA7280Model {
         "\tint size = 0xE8 - base, sequence = regs[DA_MODEL_REG_SEQ_CTL2] & 0x0F, repeat, index, start, end;",
         "\tint acceleration = regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN;",
         "\tint fast = (regs[DA_MODEL_REG_SEQ_CTL1] & 0x04) ? 1 : 0, nominal = regs[DA_MODEL_REG_NOMMAX] ? regs[DA_MODEL_REG_NOMMAX] : 1;",
-        "\tlong time = 0;",
-        "\tint previous = 0;",
+        "\tlong time = 0, previous = 0;",
         "",
         "\t*count = 0;",
         "\tif (size < 2 || sequence >= image[1])",
@@ -330,24 +355,26 @@ extension DA7280Model {
         "\t\t\tfor (loop = 0; loop <= loops; loop++) {",
         "\t\t\t\tfor (point = first_point; snippet == 0 ? point == first_point : point <= last_point; point++) {",
         "\t\t\t\t\tu8 byte = snippet == 0 ? 0x10 : image[point];",
-        "\t\t\t\t\tint amplitude = byte & 0x0F, timebases = ((byte >> 4) & 0x07) + 1, target, step;",
+        "\t\t\t\t\tint amplitude = byte & 0x0F, timebases = ((byte >> 4) & 0x07) + 1, step;",
+        "\t\t\t\t\tlong target;",
         "",
+        "\t\t\t\t\t/* millionths of NOMMAX, as the Swift model computes them */",
         "\t\t\t\t\tif (acceleration)",
-        "\t\t\t\t\t\ttarget = amplitude * 1000 / 15 / (1 << gain);",
+        "\t\t\t\t\t\ttarget = amplitude * 1000000L / 15 / (1 << gain);",
         "\t\t\t\t\telse",
-        "\t\t\t\t\t\ttarget = (amplitude > 7 ? (amplitude - 16 < -7 ? -7 : amplitude - 16) : amplitude) * 1000 * regs[DA_MODEL_REG_ABSMAX] / (7 * nominal) / (1 << gain);",
+        "\t\t\t\t\t\ttarget = (amplitude > 7 ? (amplitude - 16 < -7 ? -7 : amplitude - 16) : amplitude) * 1000000L * regs[DA_MODEL_REG_ABSMAX] / (7 * nominal) / (1 << gain);",
         "\t\t\t\t\tif (byte & 0x80) {",
         "\t\t\t\t\t\tfor (step = 1; step <= timebases; step++) {",
         "\t\t\t\t\t\t\tif (*count < max) {",
         "\t\t\t\t\t\t\t\ttimes_us[*count] = time;",
-        "\t\t\t\t\t\t\t\tlevels[(*count)++] = previous + (target - previous) * step / timebases;",
+        "\t\t\t\t\t\t\t\tlevels[(*count)++] = (previous + (target - previous) * step / timebases) / 1000;",
         "\t\t\t\t\t\t\t}",
         "\t\t\t\t\t\t\ttime += unit;",
         "\t\t\t\t\t\t}",
         "\t\t\t\t\t} else {",
         "\t\t\t\t\t\tif (*count < max) {",
         "\t\t\t\t\t\t\ttimes_us[*count] = time;",
-        "\t\t\t\t\t\t\tlevels[(*count)++] = target;",
+        "\t\t\t\t\t\t\tlevels[(*count)++] = target / 1000;",
         "\t\t\t\t\t\t}",
         "\t\t\t\t\t\ttime += timebases * unit;",
         "\t\t\t\t\t}",

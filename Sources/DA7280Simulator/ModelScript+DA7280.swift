@@ -18,6 +18,7 @@ extension ModelScript {
                 chip.actuatorOpen = state == .open
                 chip.actuatorShorted = state == .short
             }, setSupply: { chip.supplyVolts = Double($0) / 1000 }, setStandbyWritesIgnored: { _ in },
-            readDrive: { DA7280Model.drivePermille(chip.registers) })
+            readDrive: { DA7280Model.drivePermille(chip.registers) },
+            readSequence: { chip.lastSequence.map { DA7280Model.levelChangeText(milliseconds: $0.milliseconds, level: $0.level) } })
     }
 }

@@ -38,6 +38,11 @@ public final class SimulatedDA7280: I2CBus {
     /// When the sequence the waveform memory plays ends (nil: none plays).
     public private(set) var sequenceEnd: ClockInstant?
 
+    /// The level changes of the last sequence SEQ_START began (milliseconds from its start,
+    /// fractions of NOMMAX, as `DA7280Model.sequencePlayback` gives them); empty when the last
+    /// start faulted. The kernel fixture's `sequence_timeline` shows the same.
+    public private(set) var lastSequence: [(milliseconds: Double, level: Double)] = []
+
     /// A chip just powered on, at `address`.
     public init(clock: any HapticClock, address: I2CAddress = .da7280) {
         self.clock = clock
@@ -119,6 +124,7 @@ public final class SimulatedDA7280: I2CBus {
     }
 
     /// SEQ_START rising in RTWM plays PS_SEQ_ID from the waveform memory (`DA7280Model.sequencePlayback`),
+    /// warning E_MEM_TYPE first when the data type does not match (`DA7280Model.memoryTypeMismatch`),
     /// or latches E_SEQ_FAULT with its diagnosis; leaving RTWM or clearing SEQ_START stops it [DS §5.6.5].
     private func applySequenceControl(from old: DA7280Register.TopControl1, at now: ClockInstant) {
         let control = DA7280Register.TopControl1(rawValue: self[.topControl1])
@@ -129,11 +135,17 @@ public final class SimulatedDA7280: I2CBus {
         }
         let wasRunning = old.mode == .registerTriggeredWaveform && old.sequenceStart
         guard running, !wasRunning, DA7280Register.Event(rawValue: self[.irqEvent1]).isDisjoint(with: .stopsDriving) else { return }
+        if DA7280Model.memoryTypeMismatch(registers) {
+            registers[Int(DA7280Register.irqEvent1.rawValue)] |= DA7280Register.Event.warning.rawValue
+            registers[Int(DA7280Register.irqEventWarningDiagnostics.rawValue)] |= DA7280Register.Warning.memoryType.rawValue
+        }
         switch DA7280Model.sequencePlayback(registers) {
         case let .success(playback):
+            lastSequence = playback.changes
             output.plan(playback.changes.map { ActuatorRecord.Sample(time: now.advanced(by: .microseconds(Int64(($0.milliseconds * 1000).rounded()))), level: $0.level) })
             sequenceEnd = now.advanced(by: .microseconds(Int64((playback.milliseconds * 1000).rounded())))
         case let .failure(fault):
+            lastSequence = []
             registers[Int(DA7280Register.irqEvent1.rawValue)] |= DA7280Register.Event.sequenceFault.rawValue
             registers[Int(DA7280Register.irqEventSequenceDiagnostics.rawValue)] |= fault.diagnosis
         }

@@ -18,6 +18,8 @@ import HardwareAccess
 /// supply 4200          the chip's VDD in millivolts (VBAT, OTP programming)
 /// standby-writes ignored   ignored | kept: the DRV2605 model's unconfirmed standby rule, for this script
 /// drive = 528          what the outputs drive, in thousandths of the rated voltage (the DA7280's fixture)
+/// sequence = 0:466 5440:0   the last sequence the waveform memory played (the DA7280): each level
+///                       change, microseconds from its start : thousandths of the rated voltage
 /// ```
 public struct ModelScript: Sendable, Equatable {
     /// What the emulated actuator is.
@@ -39,6 +41,9 @@ public struct ModelScript: Sendable, Equatable {
         case standbyWritesIgnored(Bool)
         /// What the outputs drive now, in thousandths of the rated voltage; `expected` when given.
         case drive(expected: Int?)
+        /// The level changes of the last sequence played from the waveform memory; `expected`
+        /// ("microseconds:permille" words) when given.
+        case sequence(expected: [String]?)
     }
 
     /// A problem in a script's text.
@@ -108,8 +113,14 @@ public struct ModelScript: Sendable, Equatable {
                     throw fail("drive takes nothing or '= ' and thousandths of the rated voltage")
                 }
                 steps.append((line, .drive(expected: words.count == 3 ? Int(words[2]) : nil)))
+            case "sequence":
+                let changes = words.dropFirst(2)
+                guard words.count == 1 || (words.count >= 3 && words[1] == "=" && changes.allSatisfy(Self.isLevelChange)) else {
+                    throw fail("sequence takes nothing or '= ' and level changes, microseconds:permille (0:466 5440:0)")
+                }
+                steps.append((line, .sequence(expected: words.count == 1 ? nil : Array(changes))))
             default:
-                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply, standby-writes, drive)")
+                throw fail("unknown step '\(verb)' (write, read, wait, actuator, supply, standby-writes, drive, sequence)")
             }
         }
         return ModelScript(name: name, steps: steps)
@@ -125,13 +136,22 @@ public struct ModelScript: Sendable, Equatable {
         public var unexpected: String?
     }
 
+    /// "microseconds:permille", both whole numbers, the level possibly negative.
+    static func isLevelChange(_ word: String) -> Bool {
+        let parts = word.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 2 && UInt(parts[0]) != nil && Int(parts[1]) != nil
+    }
+
     /// Runs the script on `bus` at `address`. `wait` lets time pass (a virtual clock's advance,
     /// or a real sleep); `setActuator`, `setSupply` and `setStandbyWritesIgnored` change the
     /// emulated actuator, VDD and the standby rule; `readDrive` reads what the outputs drive, in
-    /// thousandths of the rated voltage (nil: this emulation cannot say, and `drive` answers so).
+    /// thousandths of the rated voltage (nil: this emulation cannot say, and `drive` answers so);
+    /// `readSequence` the level changes of the last sequence the memory played
+    /// ("microseconds:permille" words; nil: this chip has no waveform memory).
     public func run(
         on bus: any I2CBus, address: I2CAddress, wait: (Int) -> Void, setActuator: (Actuator) -> Void,
-        setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void, readDrive: () -> Int? = { nil }
+        setSupply: (Int) -> Void, setStandbyWritesIgnored: (Bool) -> Void, readDrive: () -> Int? = { nil },
+        readSequence: () -> [String]? = { nil }
     ) -> [Answer] {
         var answers: [Answer] = []
         for (line, step) in steps {
@@ -173,6 +193,15 @@ public struct ModelScript: Sendable, Equatable {
                 }
                 let unexpected = expected.flatMap { $0 == permille ? nil : "expected drive \($0), drove \(permille)" }
                 answers.append(Answer(line: line, text: "drive \(permille)", unexpected: unexpected))
+            case let .sequence(expected):
+                guard let changes = readSequence() else {
+                    answers.append(
+                        Answer(line: line, text: "sequence unknown", unexpected: expected == nil ? nil : "expected a sequence, this chip cannot say"))
+                    continue
+                }
+                let text = changes.joined(separator: " ")
+                let unexpected = expected.flatMap { $0 == changes ? nil : "expected sequence \($0.joined(separator: " ")), played \(text)" }
+                answers.append(Answer(line: line, text: "sequence \(text)", unexpected: unexpected))
             }
         }
         return answers

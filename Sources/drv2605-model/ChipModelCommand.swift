@@ -44,7 +44,7 @@ struct ChipModelCommand: ParsableCommand {
                 "Each script starts on a fresh chip: the fixture's fresh_chip parameter is written, and the simulator is new. Exits 1 on a difference or a broken expectation.")
         @Option(help: "The chip: drv2605 (i2c-drv2605-sim) or da7280 (i2c-da7280-sim).") var chip: Chip = .drv2605
         @Option(help: "The I2C bus of the emulated chip (a path or a number).") var bus: String
-        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv, standby_writes_ignored, drive_permille); the chip's fixture by default.")
+        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv, standby_writes_ignored, drive_permille, sequence_timeline); the chip's fixture by default.")
         var parameters: String?
         var folder: String { parameters ?? chip.parameters }
         @Argument(help: "Script files (Tests/ChipModelScripts/*.txt).") var scripts: [String]
@@ -90,6 +90,11 @@ struct ChipModelCommand: ParsableCommand {
                         guard chip == .da7280 else { return nil }
                         let text = try? String(contentsOfFile: "\(folder)/drive_permille", encoding: .utf8)
                         return text.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    },
+                    readSequence: {
+                        // The fixture's last sequence, without where a stop cut it short (a wall-clock time).
+                        guard chip == .da7280, let text = try? String(contentsOfFile: "\(folder)/sequence_timeline", encoding: .utf8) else { return nil }
+                        return text.split(whereSeparator: \.isWhitespace).map(String.init).filter { !$0.hasPrefix("stopped:") }
                     })
                 if let failure { throw failure }
                 let simulator = chip == .drv2605 ? script.runOnSimulator() : script.runOnSimulatedDA7280()

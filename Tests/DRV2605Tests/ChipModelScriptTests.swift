@@ -54,6 +54,11 @@ import Testing
         #expect(throws: ModelScript.ParseError.self) { try ModelScript.parse("write 01\n", name: "a") }
         #expect(throws: ModelScript.ParseError.self) { try ModelScript.parse("read 00 2 = e0\n", name: "b") }
         #expect(throws: ModelScript.ParseError.self) { try ModelScript.parse("\nfly 00\n", name: "c") }
+        #expect(throws: ModelScript.ParseError.self) { try ModelScript.parse("sequence = 0:1000 5440\n", name: "e") }
+        #expect(throws: ModelScript.ParseError.self) { try ModelScript.parse("sequence = -1:1000\n", name: "f") }
+        #expect(throws: ModelScript.ParseError.self) { try ModelScript.parse("sequence =\n", name: "g") }
+        let sequence = try? ModelScript.parse("sequence = 0:-1101 5440:0\n", name: "h")
+        #expect(sequence?.steps.map(\.step) == [.sequence(expected: ["0:-1101", "5440:0"])])
         do {
             _ = try ModelScript.parse("\n\nwait forever\n", name: "d.txt")
         } catch {

@@ -574,9 +574,11 @@ if [ -n "$DABUS" ] && [ -e /modules/da7280.ko ]; then
     drv2605-model check --chip da7280 --bus "$DABUS" /opt/haptics/model-scripts/da7280/*.txt > /tmp/model-da7280.log 2>&1 \
         || { sed "s/^/HIL-MODEL: /" /tmp/model-da7280.log; fail "drv2605-model check --chip da7280"; }
     echo "HIL-MODEL: $(grep "^model agreement (DA7280):" /tmp/model-da7280.log)"
-    echo "HIL-MODEL: gates: at least 8 DA7280 scripts, 0 differences, 0 broken expectations"
+    # Every script shipped (14: registers, faults, and the memory's playback with ramps, gain and signed data).
+    shipped=$(ls /opt/haptics/model-scripts/da7280/*.txt | wc -l)
+    echo "HIL-MODEL: gates: all $shipped DA7280 scripts (at least 14), 0 differences, 0 broken expectations"
     scripts=$(sed -n 's/^model agreement (DA7280): \([0-9]*\) scripts, 0 differences, 0 broken expectations$/\1/p' /tmp/model-da7280.log)
-    [ "${scripts:-0}" -ge 8 ] || fail "DA7280 model agreement: expected at least 8 scripts and no differences"
+    [ "${scripts:-0}" -eq "$shipped" ] && [ "$shipped" -ge 14 ] || fail "DA7280 model agreement: expected all $shipped scripts (at least 14) and no differences"
     echo 1 > $D/fresh_chip
     if HAPTIC_HIL_DA7280_BUS="$DABUS" /opt/haptics/tests --testing-library swift-testing --filter "DA7280HardwareInLoopTests" > /tmp/hil-da7280.log 2>&1 \
         && ! grep -q "skipped" /tmp/hil-da7280.log; then

@@ -35,6 +35,9 @@ static const u8 da_model_read_only[] = { 0x00, 0x04, 0x05, 0x06, 0x2C };
 #define DA_MODEL_E_SEQ_DONE 0x04
 #define DA_MODEL_E_SEQ_ID_FAULT 0x80
 #define DA_MODEL_E_MEM_FAULT 0x40
+#define DA_MODEL_REG_TOP_CFG2 0x14
+#define DA_MODEL_MEM_DATA_SIGNED 0x10
+#define DA_MODEL_E_MEM_TYPE 0x10
 
 /* DA7280Model.write: read-only registers keep their value; IRQ_EVENT1 is write-1-to-clear, and
    clearing E_WARNING or E_SEQ_FAULT clears its diagnosis register. */
@@ -79,6 +82,12 @@ static inline int da_model_drive_permille(const u8 *regs)
 	return value * 1000 * regs[DA_MODEL_REG_ABSMAX] / (127 * regs[DA_MODEL_REG_NOMMAX]);
 }
 
+/* DA7280Model.memoryTypeMismatch: MEM_DATA_SIGNED not the opposite of ACCELERATION_EN. */
+static inline bool da_model_memory_type_mismatch(const u8 *regs)
+{
+	return !(regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN) == !(regs[DA_MODEL_REG_TOP_CFG2] & DA_MODEL_MEM_DATA_SIGNED);
+}
+
 /* DA7280Model.sequencePlayback: what SEQ_START in RTWM plays from the waveform memory. Fills up to `max`
    level changes (microseconds from the trigger, thousandths of NOMMAX) and returns the length in
    microseconds, or -1 (no such sequence: E_SEQ_ID_FAULT) or -2 (malformed memory: E_MEM_FAULT). */
@@ -101,8 +110,7 @@ static inline long da_model_sequence_playback(const u8 *regs, long *times_us, in
 	int size = 0xE8 - base, sequence = regs[DA_MODEL_REG_SEQ_CTL2] & 0x0F, repeat, index, start, end;
 	int acceleration = regs[DA_MODEL_REG_TOP_CFG1] & DA_MODEL_ACCELERATION_EN;
 	int fast = (regs[DA_MODEL_REG_SEQ_CTL1] & 0x04) ? 1 : 0, nominal = regs[DA_MODEL_REG_NOMMAX] ? regs[DA_MODEL_REG_NOMMAX] : 1;
-	long time = 0;
-	int previous = 0;
+	long time = 0, previous = 0;
 
 	*count = 0;
 	if (size < 2 || sequence >= image[1])
@@ -134,24 +142,26 @@ static inline long da_model_sequence_playback(const u8 *regs, long *times_us, in
 			for (loop = 0; loop <= loops; loop++) {
 				for (point = first_point; snippet == 0 ? point == first_point : point <= last_point; point++) {
 					u8 byte = snippet == 0 ? 0x10 : image[point];
-					int amplitude = byte & 0x0F, timebases = ((byte >> 4) & 0x07) + 1, target, step;
+					int amplitude = byte & 0x0F, timebases = ((byte >> 4) & 0x07) + 1, step;
+					long target;
 
+					/* millionths of NOMMAX, as the Swift model computes them */
 					if (acceleration)
-						target = amplitude * 1000 / 15 / (1 << gain);
+						target = amplitude * 1000000L / 15 / (1 << gain);
 					else
-						target = (amplitude > 7 ? (amplitude - 16 < -7 ? -7 : amplitude - 16) : amplitude) * 1000 * regs[DA_MODEL_REG_ABSMAX] / (7 * nominal) / (1 << gain);
+						target = (amplitude > 7 ? (amplitude - 16 < -7 ? -7 : amplitude - 16) : amplitude) * 1000000L * regs[DA_MODEL_REG_ABSMAX] / (7 * nominal) / (1 << gain);
 					if (byte & 0x80) {
 						for (step = 1; step <= timebases; step++) {
 							if (*count < max) {
 								times_us[*count] = time;
-								levels[(*count)++] = previous + (target - previous) * step / timebases;
+								levels[(*count)++] = (previous + (target - previous) * step / timebases) / 1000;
 							}
 							time += unit;
 						}
 					} else {
 						if (*count < max) {
 							times_us[*count] = time;
-							levels[(*count)++] = target;
+							levels[(*count)++] = target / 1000;
 						}
 						time += timebases * unit;
 					}

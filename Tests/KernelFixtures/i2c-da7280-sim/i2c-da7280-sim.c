@@ -114,9 +114,9 @@ static void stop_sequence(struct da_sim *sim)
 	sim->sequence_end = 0;
 }
 
-/* SEQ_START rising in RTWM plays PS_SEQ_ID from the waveform memory (da_model_sequence_playback), or
-   latches E_SEQ_FAULT with its diagnosis; leaving RTWM or clearing SEQ_START stops it
-   (SimulatedDA7280.applySequenceControl). */
+/* SEQ_START rising in RTWM plays PS_SEQ_ID from the waveform memory (da_model_sequence_playback), warning
+   E_MEM_TYPE first when the data type does not match, or latches E_SEQ_FAULT with its diagnosis; leaving
+   RTWM or clearing SEQ_START stops it (SimulatedDA7280.applySequenceControl). */
 static void apply_sequence_control(struct da_sim *sim, u8 old)
 {
 	u8 control = sim->regs[DA_MODEL_REG_TOP_CTL1];
@@ -129,6 +129,10 @@ static void apply_sequence_control(struct da_sim *sim, u8 old)
 		stop_sequence(sim);
 	if (!running || was_running || (sim->regs[DA_MODEL_REG_IRQ_EVENT1] & DA_MODEL_STOPS_DRIVING))
 		return;
+	if (da_model_memory_type_mismatch(sim->regs)) {
+		sim->regs[DA_MODEL_REG_IRQ_EVENT1] |= DA_MODEL_E_WARNING;
+		sim->regs[DA_MODEL_REG_WARNING_DIAG] |= DA_MODEL_E_MEM_TYPE;
+	}
 	length = da_model_sequence_playback(sim->regs, sim->timeline_us, sim->timeline_permille, DA_TIMELINE_MAX,
 					    &sim->timeline_count);
 	if (length < 0) {
