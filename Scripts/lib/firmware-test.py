@@ -174,13 +174,14 @@ class Link:
         return answer
 
 
-def boot(elf, machine, bridge_socket, wire_trace):
+def boot(elf, machine, bridge_socket, wire_trace, real_time=False):
     """Starts QEMU on the image; returns it, its command port's pty and a link on it, opened
-    before the bridge's client connects (the image waits for it), so that `hello` is not missed."""
+    before the bridge's client connects (the image waits for it), so that `hello` is not missed.
+    `real_time`: the image's clock is the host's (no -icount), for figures in the host's seconds."""
+    # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
+    clock = [] if real_time else ["-icount", "shift=5,sleep=off"]
     qemu = subprocess.Popen(
-        ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf,
-         # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
-         "-icount", "shift=5,sleep=off",
+        ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf, *clock,
          "-chardev", "pty,id=commands",
          "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
          "-serial", "chardev:commands", "-serial", "chardev:bridge",
@@ -241,6 +242,121 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
     # The wire carries every bridged transaction first (mirrored), then what the handler wrote.
     after = [(address, data) for address, data in wire_transactions(wire_trace)[bridged:]]
     return fault, status, bool(driving), after
+
+
+# The link watchdog as the firmware ships it, and the ping interval of the host's driver
+# (FirmwareChipDriver's keepAlive): the real intervals.
+LINK_WATCHDOG_MS = 2000
+HOST_PING_MS = 500
+
+
+def timed_transactions(path):
+    """The bridge's transactions with both clocks (`serve --host-times`), in milliseconds:
+    [(image_ms, host_ms, W/R, bytes)]. The image's clock leaves out the rig's time answering a
+    bridged transaction (BoardClock), which a board's own bus does not take."""
+    result = []
+    with open(path) as handle:
+        for line in handle:
+            match = re.match(r"(\d+) ([WR]) [0-9A-F]{2} \[([0-9A-F ]*)\].* host=(\d+)", line)
+            if match:
+                result.append((int(match.group(1)) / 1000, int(match.group(4)) / 1000, match.group(2), match.group(3).split()))
+    return result
+
+
+def drives(data):
+    """An RTP level that moves the actuator: RTP_INPUT (0x02) non-zero, alone or in a burst from MODE."""
+    return (data[:1] == ["02"] and data[1:2] != ["00"]) or (data[:1] == ["01"] and len(data) > 2 and data[2] != "00")
+
+
+def stops(data):
+    """The stop: GO 0, RTP 0 or MODE standby (0x40)."""
+    return data[:2] in (["0C", "00"], ["02", "00"], ["01", "40"])
+
+
+def link_watchdog(elf, machine, model, haptic, hapticd, work):
+    """The link watchdog at its real interval (2 s): the image booted without -icount, so that its
+    clock runs with the host's and hapticd's pings (every 0.5 s) land as they would on a board.
+    Three ways a host goes quiet while the actuator drives: a held level (`level`, the host streaming
+    a level at a time), a pattern the board streams on its own timer (`start`), and hapticd killed
+    with SIGKILL while it plays a pattern there. Returns, for each, in milliseconds from the host's
+    last byte (hapticd: from the kill) on the image's clock: `drive`, the first drive, and `stop`, the
+    first stop after it on the bus; `host_stop`, that stop on the host's clock; `said`, the link's
+    answer (hapticd held the link)."""
+    bridge_socket = os.path.join(work, "watchdog.sock")
+    trace = os.path.join(work, "watchdog.trace")
+    qemu, pty, link = boot(elf, machine, bridge_socket, os.path.join(work, "watchdog-i2c.trace"), real_time=True)
+    server = None
+    cases = {}
+
+    def timeline(start_ms, quiet_ms):
+        """From host time start_ms on: the first drive and the first stop after it, in milliseconds
+        after the host's quiet_ms: `drive` and `stop` on the image's clock (quiet_ms placed on it from
+        the last transaction before it: no bridged transaction between, so both clocks ran alike),
+        `host_stop` on the host's."""
+        every = timed_transactions(trace)
+        writes = [t for t in every if t[1] >= start_ms and t[2] == "W"]
+        drive = next((t for t in writes if drives(t[3])), None)
+        stop = next((t for t in writes if drive and t[0] > drive[0] and stops(t[3])), None)
+        anchor = max((t for t in every if t[1] <= quiet_ms), key=lambda t: t[1], default=None)
+        quiet_image = anchor[0] + (quiet_ms - anchor[1]) if anchor else None
+        return {"drive": drive[0] - quiet_image if drive and anchor else None, "stop": stop[0] - quiet_image if stop and anchor else None,
+                "host_stop": stop[1] - quiet_ms if stop else None}
+
+    def quiet_after(command, answer):
+        sent = time.monotonic() * 1000
+        link.send(command)
+        link.expect(answer)
+        lost = link.line(timeout=(LINK_WATCHDOG_MS + 3000) / 1000) or ""
+        return dict(timeline(sent, sent), said=lost)
+
+    try:
+        server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", trace, "--host-times"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        link.expect("hello haptics-firmware", timeout=20)
+        # A held level, then silence.
+        cases["held level"] = quiet_after("level 800000", "ok level")
+        # A pattern the board renders and streams on its own timer, 3.5 s long (about what its heap
+        # holds), then silence from `start`.
+        for command, answer in (("upload begin", "ok upload begin"), ("upload continuous 0 3500000 800000 500000 0 0 0 1 1", "ok upload continuous"),
+                                ("upload end", "ok upload end")):
+            link.send(command)
+            link.expect(answer)
+        cases["board's stream"] = quiet_after("start", "ok start")
+        link.close()
+        # hapticd playing a 4.6 s pattern on the board, killed 2.4 s into it: past one watchdog interval
+        # (its pings held the link until then), and early enough that the stop is the watchdog's.
+        pattern = os.path.join(work, "long.ahap")
+        with open(pattern, "w") as handle:
+            handle.write('{"Version": 1.0, "Pattern": [{"Event": {"Time": 0.0, "EventType": "HapticContinuous", "EventDuration": 4.6, '
+                         '"EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8}]}}]}')
+        socket_path = os.path.join(work, "watchdog-hapticd.sock")
+        daemon = subprocess.Popen([hapticd, "--device", f"serial:{pty}", "--socket", socket_path, "--state-directory", os.path.join(work, "watchdog-state")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = None
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(socket_path) and daemon.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            asked = time.monotonic() * 1000
+            client = subprocess.Popen([haptic, "pattern", pattern, "--socket", socket_path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 10
+            while not any(drives(t[3]) for t in timed_transactions(trace) if t[1] >= asked and t[2] == "W") and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(2.4)
+            killed = time.monotonic() * 1000
+            daemon.kill()
+            daemon.wait(timeout=10)
+            time.sleep((LINK_WATCHDOG_MS + 1500) / 1000)
+            cases["hapticd killed"] = dict(timeline(asked, killed), said="(hapticd held the link)")
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+            if client:
+                client.kill()
+                client.wait(timeout=10)
+    finally:
+        halt(qemu, server)
+    return cases
 
 
 def main():
@@ -446,6 +562,15 @@ def main():
     # fault handler's stop on the board's own controller (the wire), then the image's end.
     trap = trap_stop(elf, machine, model, bridge_socket + "-trap", wire_trace + "-trap", bridge_trace + "-trap")
     total_s = time.monotonic() - started
+    # The link watchdog at the real intervals (a boot of its own, on the host's clock).
+    watchdog_started = time.monotonic()
+    quiet = link_watchdog(elf, machine, model, haptic, hapticd, work)
+    watchdog_s = time.monotonic() - watchdog_started
+    killed = quiet["hapticd killed"]
+    stream = quiet["board's stream"]
+
+    def ms(value):
+        return "?" if value is None else f"{value:.0f}"
 
     # The Linux build's writes, one process per feedback (each starts the chip, as the image did once).
     startup_writes = [(t[2], t[3]) for t in startup if t[1] == "W"]
@@ -589,6 +714,24 @@ def main():
         (f"hapticd SIGTERM while vibration-alert played: exit {daemon_exit}, the actuator stopped {sigterm_stop_ms:.1f} ms after its GO, "
          f"before its own end at {alert_ms} ms", daemon_exit == 0 and 0 <= sigterm_stop_ms < alert_ms),
         ("after hapticd: nothing playing, the chip in standby", "playing=-" in after_daemon and "power=standby" in after_daemon),
+    ] + [
+        # On the image's clock, the watchdog's own: the host's last byte left before the image heard
+        # it, so the stop is no earlier than the watchdog's time after it, less 5 ms (the 1 ms tick,
+        # and the answer time of the transaction that placed the byte on the image's clock), and
+        # later by at most the main loop's pass and the stop's transactions (WATCHDOG_SLACK_MS).
+        (f"link watchdog at {LINK_WATCHDOG_MS} ms, {name}: driving {ms(case['drive'])} ms after the host's last byte, stopped {ms(case['stop'])} ms after it, "
+         f"within {LINK_WATCHDOG_MS - 5}...{LINK_WATCHDOG_MS + WATCHDOG_SLACK_MS}, said '{case['said'][:30]}'",
+         case["drive"] is not None and case["stop"] is not None and case["drive"] < case["stop"]
+         and LINK_WATCHDOG_MS - 5 <= case["stop"] <= LINK_WATCHDOG_MS + WATCHDOG_SLACK_MS and case["said"].startswith("error link-lost"))
+        for name, case in quiet.items() if name != "hapticd killed"
+    ] + [
+        # hapticd's last byte (a ping, at most 0.5 s before the kill) starts the watchdog; before the
+        # kill its pings held the link for longer than the watchdog's time.
+        (f"link watchdog, hapticd killed with SIGKILL: driving from {ms(killed['drive'])} ms (its pings held the link >= {LINK_WATCHDOG_MS} ms), "
+         f"stopped {ms(killed['stop'])} ms after the kill, within {LINK_WATCHDOG_MS - HOST_PING_MS - 5}...{LINK_WATCHDOG_MS + WATCHDOG_SLACK_MS}",
+         killed["drive"] is not None and killed["drive"] <= -LINK_WATCHDOG_MS and killed["stop"] is not None
+         and LINK_WATCHDOG_MS - HOST_PING_MS - 5 <= killed["stop"] <= LINK_WATCHDOG_MS + WATCHDOG_SLACK_MS),
+        (f"the link watchdog's real-time boot {watchdog_s:.1f} s <= 30", watchdog_s <= 30),
     ] + firmware_actuator.gates(actuator_found, lambda name, extra: linux_writes(haptic, name, extra=extra)) + [
         (f"run {total_s:.1f} s <= 60", total_s <= 60),
     ]
@@ -601,13 +744,17 @@ def main():
         f"HIL-MCU: {machine}: {identical} of {len(names)} feedbacks, bus writes {'identical to' if identical == len(names) else 'DIFFERENT from'} the Linux build's, "
         f"flash {flash_bytes} B, RAM {ram_bytes} B (static {static_bytes} B, heap peak {heap_bytes} B); boot to hello {boot_ms:.0f} ms, tour {sum(lengths)} ms of feedback, "
         f"{len(bridged)} bridged transactions, pattern mean tick {mean_gap_us:.0f} us (worst deviation {worst_gap_us} us; the host's answer time left out, a 400 kHz bus's charged), watchdog stop {watchdog_ms:.1f} ms; "
+        f"link watchdog at its real {LINK_WATCHDOG_MS} ms (QEMU on the host's clock): held level stopped {ms(quiet['held level']['stop'])} ms and the board's stream "
+        f"{ms(stream['stop'])} ms after the host's last byte, hapticd killed: {ms(killed['stop'])} ms after the kill (on the host's clock "
+        f"{ms(quiet['held level']['host_stop'])}, {ms(stream['host_stop'])}, {ms(killed['host_stop'])} ms); "
         f"haptic pattern --device serial: rendered on the board, {len(board_rtp)} levels, worst tick deviation {board_worst_us} us, "
         f"heap room {heap_room.group(1) if heap_room else '?'} B; "
         f"haptic pattern {os.path.basename(DOORBELL)} --device serial: {len(click_offsets)} ROM clicks, worst {worst_click_us} us off the Linux build's; "
         f"haptic sequence --device serial: {len(board_gos)} GOs on the board's timer, its notes' times worst {worst_go_us} us off the Linux build's schedule; "
         f"hapticd --device serial: pattern rendered on the board ({len(served_rtp)} writes, worst tick deviation {served_worst_us} us), SIGTERM stop {sigterm_stop_ms:.1f} ms after GO; run {total_s:.1f} s")
     print("gates: " + "; ".join(f"{text} {'ok' if passed else 'FAILED'}" for text, passed in gates))
-    print("not gated: boot time (QEMU's start, not the image's) and the tour's length (the effects' own).")
+    print("not gated: boot time (QEMU's start, not the image's), the tour's length (the effects' own), and the link watchdog's stops on the host's clock "
+          "(they include the rig's time answering each bridged transaction, which a board's own bus does not take; the image's clock, gated, leaves it out).")
     if not all(passed for _, passed in gates):
         print(f"firmware test: the tour's success wrote {success_writes}; through hapticd: {served_success}", file=sys.stderr)
         print(f"firmware test: hapticd's pattern levels {served_rtp}; the Linux build's {linux_rtp}", file=sys.stderr)

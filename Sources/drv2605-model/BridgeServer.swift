@@ -17,7 +17,9 @@ extension ChipModelCommand {
             abstract: "Answer a firmware image's bridged I2C transactions from the simulated DRV2605L.",
             discussion: "Connects to the Unix socket QEMU serves the image's bridge port on, and runs until the image goes away.")
         @Option(help: "The Unix socket of the image's bridge serial port (QEMU's -chardev socket,server=on).") var connect: String
-        @Option(help: "Write each transaction here, one a line: firmware microseconds, W or R, address, bytes.") var trace: String?
+        @Option(help: "Write each transaction here, one a line: firmware microseconds, W or R, address, bytes (and the answer).") var trace: String?
+        @Flag(help: "End each trace line with host=MICROSECONDS: when the transaction reached this program, on the host's monotonic clock (real-time figures).")
+        var hostTimes = false
         @Option(help: "Seconds to keep trying to connect.") var connectTimeout: Double = 10
         @Option(help: "The actuator wired to the simulated chip: lra (the typical 175 Hz coin LRA) or erm (the typical ERM).")
         var actuator: String = "lra"
@@ -54,6 +56,11 @@ extension ChipModelCommand {
                 var line = "\(micros) \(header[1] == 0x57 ? "W" : "R") \(Self.hex(address.rawValue)) [\(bytes)]"
                 if header[1] == 0x52 { line += " -> [\(answer.map { Self.hex($0) }.joined(separator: " "))]" }
                 if status != 0 { line += status == 1 ? " NACK" : " ERROR" }
+                if hostTimes {
+                    var now = timespec()
+                    clock_gettime(CLOCK_MONOTONIC, &now)
+                    line += " host=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)"
+                }
                 traceHandle?.write(Data((line + "\n").utf8))
                 // The reply carries as many bytes as were asked for, zeros after a failure.
                 let padded = answer + [UInt8](repeating: 0, count: max(0, count - answer.count))

@@ -289,6 +289,22 @@ if [ -x /opt/haptics/hapticd ] && [ -x /opt/haptics/kill-timed ]; then
     dead_man hapticd $P/drive_timeline $daemon /tmp/deadman-hapticd.log
     wait $client 2>/dev/null
     rm -f /tmp/killed.sock
+    # The studio playing the pattern a designer sent (POST /api/play, which answers when it ends).
+    if [ -x /opt/haptics/haptic-studio ]; then
+        ifconfig lo 127.0.0.1 up
+        echo 1 > $P/drive_timeline
+        haptic-studio --bus "$BUS" --port 8181 > /tmp/deadman-studio.log 2>&1 &
+        studio=$!
+        for _ in $(seq 300); do grep -q "http://" /tmp/deadman-studio.log && break; sleep 0.1; done
+        grep -q "http://" /tmp/deadman-studio.log || { sed "s/^/HIL-DEADMAN: haptic-studio: /" /tmp/deadman-studio.log; fail "HIL-DEADMAN: haptic-studio did not start serving"; }
+        wget -q -O /dev/null --post-file /tmp/long.ahap "http://127.0.0.1:8181/api/play?name=long.ahap" > /dev/null 2>&1 &
+        request=$!
+        dead_man haptic-studio $P/drive_timeline $studio /tmp/deadman-studio.log
+        kill $request 2>/dev/null
+        wait $request 2>/dev/null
+    else
+        fail "HIL-DEADMAN: no haptic-studio in this image"
+    fi
 else
     echo "HIL-DEADMAN: skipped: no hapticd or kill-timed in this image"
 fi

@@ -91,8 +91,9 @@ clean daemon-killed gate_daemon_killed "$@"
 plant "daemon-killed: not driving before the restart" gate_daemon_killed "$1" "$2" "$3" "$4" 40 00 "$7" "$8"
 
 # HIL-DEADMAN: each program's drive timeline and the time it was killed (`program`: clean() sets `name`).
-for program in haptic-pattern hapticd da7280-haptic-pattern; do
-    [ -f "$recorded/dead-man-$program/values" ] || continue
+for program in haptic-pattern hapticd da7280-haptic-pattern haptic-studio; do
+    # A program the VM kills must have its recording: a missing one is a bound left unproven.
+    [ -f "$recorded/dead-man-$program/values" ] || { echo "clean dead-man-$program: FAILED: no recording"; broken=$((broken + 1)); continue; }
     killed=$(value "dead-man-$program" kill)
     timeline="$recorded/dead-man-$program/deadman-$program.txt"
     clean "dead-man-$program" gate_dead_man "$program" "$killed" "$timeline" 50

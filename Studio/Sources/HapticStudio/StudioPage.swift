@@ -28,9 +28,12 @@ public struct StudioPage: Sendable {
 
     /// Finds the page: `$HAPTIC_STUDIO_PAGE`, the resource folder beside the executable, or the
     /// one SwiftPM built. Throws, rather than crash as `Bundle.module` would, when it is absent.
+    /// The executable is the kernel's `/proc/self/exe`: run from PATH, `argv[0]` is a bare name
+    /// that would be looked up in the working directory.
     public static func load() throws -> StudioPage {
         let folder = "swift-haptics-studio_HapticStudio.resources"
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable = URL(fileURLWithPath: running).resolvingSymlinksInPath().deletingLastPathComponent()
         var candidates: [String] = []
         if let override = ProcessInfo.processInfo.environment["HAPTIC_STUDIO_PAGE"] { candidates.append(override) }
         candidates.append(executable.appendingPathComponent(folder).appendingPathComponent("studio.html").path)
