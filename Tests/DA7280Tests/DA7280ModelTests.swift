@@ -88,6 +88,21 @@ import Testing
         }
     }
 
+    /// A `sequence` expectation is compared level by level: one level off, or one change missing,
+    /// is a broken expectation (what `drv2605-model check` counts), and the answer's text is what
+    /// the fixture's `sequence_timeline` shows.
+    @Test func aSequenceExpectationIsComparedLevelByLevel() throws {
+        let memory = "write 84 01 01 06 07 a7 0f b3 01\nwrite 28 00\nwrite 22 0b\nwrite 22 1b\n"
+        let played = "0:155 5440:311 10880:466 16320:1000 21760:800 27200:600 32640:400 38080:200 43520:0"
+        let right = try ModelScript.parse(memory + "sequence = \(played)\n", name: "right").runOnSimulatedDA7280()
+        #expect(right.last?.text == "sequence \(played)")
+        #expect(right.allSatisfy { $0.unexpected == nil })
+        for wrong in [played.replacingOccurrences(of: "5440:311", with: "5440:310"), String(played.dropLast(8))] {
+            let answers = try ModelScript.parse(memory + "sequence = \(wrong)\n", name: "wrong").runOnSimulatedDA7280()
+            #expect(answers.last?.unexpected != nil, "\(wrong)")
+        }
+    }
+
     static let scriptFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ChipModelScripts/da7280")
 
