@@ -100,7 +100,19 @@ done:
     return result;
 }
 
-void board_gpio_set(int which, int high) { (void)which; (void)high; } // no GPIO block on this image
+// CMSDK AHB GPIO 0 (0x40010000): DATAOUT at 0x004, OUTENSET at 0x010; pin 0 is EN, pin 1 IN/TRIG.
+// The test image drives its chip over the bridge, so only the fault handler sets them (low); QEMU
+// has no GPIO model here, and logs each write (-d unimp) for the firmware test to read.
+#define GPIO0_DATAOUT (*(volatile uint32_t *)0x40010004u)
+#define GPIO0_OUTENSET (*(volatile uint32_t *)0x40010010u)
+static uint32_t gpio_levels;
+
+void board_gpio_set(int which, int high) {
+    uint32_t bit = 1u << (which & 15);
+    gpio_levels = high ? gpio_levels | bit : gpio_levels & ~bit;
+    GPIO0_OUTENSET = bit;
+    GPIO0_DATAOUT = gpio_levels;
+}
 
 static void semihost(uint32_t operation, uint32_t argument) {
     register uint32_t r0 __asm__("r0") = operation;

@@ -174,7 +174,7 @@ class Link:
         return answer
 
 
-def boot(elf, machine, bridge_socket, wire_trace, real_time=False):
+def boot(elf, machine, bridge_socket, wire_trace, real_time=False, extra=()):
     """Starts QEMU on the image; returns it, its command port's pty and a link on it, opened
     before the bridge's client connects (the image waits for it), so that `hello` is not missed.
     `real_time`: the image's clock is the host's (no -icount), for figures in the host's seconds."""
@@ -186,7 +186,7 @@ def boot(elf, machine, bridge_socket, wire_trace, real_time=False):
          "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
          "-serial", "chardev:commands", "-serial", "chardev:bridge",
          "-device", "at24c-eeprom,bus=i2c,address=0x5a,rom-size=256",
-         "-trace", f"enable=i2c_*,file={wire_trace}"],
+         "-trace", f"enable=i2c_*,file={wire_trace}", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # QEMU names the pty before it waits for the bridge's client.
     pty = None
@@ -213,11 +213,27 @@ def halt(qemu, server):
             server.kill()
 
 
+def gpio_writes(path):
+    """QEMU's log of writes to the unmodelled GPIO block (-d unimp, in the log QEMU's trace also
+    goes to): [(offset, value)]."""
+    result = []
+    if os.path.exists(path):
+        with open(path) as handle:
+            for line in handle:
+                match = re.search(r"gpio: unimplemented device write \(size \d+, offset 0x([0-9a-f]+), value 0x([0-9a-f]+)\)", line)
+                if match:
+                    result.append((int(match.group(1), 16), int(match.group(2), 16)))
+    return result
+
+
 def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
     """Boots the image, holds a level (the chip driving in real time), then `trap`: returns the
-    fault line, QEMU's exit status, whether the chip was driving before it, and the writes the
-    fault handler put on the wire after the image's last bridged transaction."""
-    qemu, _, link = boot(elf, machine, bridge_socket, wire_trace)
+    fault line, QEMU's exit status, whether the chip was driving before it, the writes the fault
+    handler put on the wire after the image's last bridged transaction, and the GPIO writes
+    (offset, value) it made before and after the trap."""
+    # QEMU's log of unmodelled devices goes where its trace goes (Debian's QEMU traces to its log).
+    gpio_log = wire_trace
+    qemu, _, link = boot(elf, machine, bridge_socket, wire_trace, extra=("-d", "unimp"))
     server = None
     try:
         server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", bridge_trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -229,6 +245,7 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
         # RTP_INPUT (0x02) written non-zero, alone or in a burst from MODE (0x01).
         driving = [t for t in bridge_transactions(bridge_trace) if t[1] == "W"
                    and ((t[3][:1] == ["02"] and t[3][1:2] != ["00"]) or (t[3][:1] == ["01"] and len(t[3]) > 2 and t[3][2] != "00"))]
+        gpio_before = gpio_writes(gpio_log)
         link.send("trap")
         fault = link.line(timeout=10) or ""
         try:
@@ -241,7 +258,7 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
     bridged = len(bridge_transactions(bridge_trace))
     # The wire carries every bridged transaction first (mirrored), then what the handler wrote.
     after = [(address, data) for address, data in wire_transactions(wire_trace)[bridged:]]
-    return fault, status, bool(driving), after
+    return fault, status, bool(driving), after, gpio_before, gpio_writes(gpio_log)[len(gpio_before):]
 
 
 # The link watchdog as the firmware ships it, and the ping interval of the host's driver
@@ -673,6 +690,11 @@ def main():
         (f"a planted trap while a level was held ({'driving' if trap[2] else 'NOT driving'}): '{trap[0][:40]}', then the handler's stop on the wire "
          f"({' '.join('[' + ' '.join(data) + ']' for _, data in trap[3]) or 'nothing'}: GO 0, RTP 0, MODE standby at 0x5A), the image ended (QEMU exit {trap[1]})",
          trap[2] and trap[0].startswith("error fault") and trap[3] == [("5A", ["0C", "00"]), ("5A", ["02", "00"]), ("5A", ["01", "40"])] and trap[1] == 1),
+        # EN (GPIO 0 pin 0) and IN/TRIG (pin 1): driven as outputs and low by the handler, nothing
+        # on them before (the test image's chip is bridged, its EN unused until the fault).
+        (f"the handler's EN and IN/TRIG: GPIO 0 writes after the trap {[(hex(o), hex(v)) for o, v in trap[5]]} "
+         f"(OUTENSET 0x10 pins 0 and 1, DATAOUT 0x4 both low), none before ({len(trap[4])})",
+         not trap[4] and {(0x10, 0x1), (0x10, 0x2)} <= set(trap[5]) and [v for o, v in trap[5] if o == 0x4][-2:] == [0, 0]),
         ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
         (f"bad pattern and sequence uploads refused by kind ({len(upload_answers)} lines, {len(upload_wrong)} answered otherwise), the image answers after them and plays nothing",
          not upload_wrong and "playing=-" in after_uploads),

@@ -241,19 +241,25 @@ gate_force_feedback() {
         }' "$1"
 }
 
-# Our driver's demo on the DA7280 fixture. LOW and HIGH: the peak drive's range in thousandths of
-# NOMMAX, computed by the caller from the board file.
+# Our driver's demo on the DA7280 fixture. PEAK: the fixture's largest drive in thousandths of the
+# NOMMAX register (NOMMAX, read back from the chip); RATED: the board file's ratedVrms. The peak in
+# volts (23.4 mV a NOMMAX step [DS T30]) must not pass the rating, and must reach it within one NOMMAX
+# step (the rating rounded down) and one OVERRIDE_VAL step (1/127): the demo's strongest feedbacks
+# ask for all of it.
 #
-#   gate_da7280_demo PLAYED EXPECTED FROM_MEMORY MIN_FROM_MEMORY CHANGES PEAK LOW HIGH LEFT_DRIVING
+#   gate_da7280_demo PLAYED EXPECTED FROM_MEMORY MIN_FROM_MEMORY CHANGES PEAK NOMMAX RATED LEFT_DRIVING
 gate_da7280_demo() {
     awk -v played="$1" -v expected="$2" -v memory="$3" -v minimum="$4" -v changes="$5" -v peak="$6" \
-        -v low="$7" -v high="$8" -v left="$9" "$GATE_AWK"'
+        -v nommax="$7" -v rated="$8" -v left="$9" "$GATE_AWK"'
         BEGIN {
-            printf "%d feedbacks played, %d of them from the waveform memory, %d drive changes, peak %d permille of NOMMAX, %d left driving\n", played, memory, changes, peak, left
+            volts = peak / 1000 * nommax * 0.0234
+            low = rated - 0.0234 - rated / 127
+            printf "%d feedbacks played, %d of them from the waveform memory, %d drive changes, peak %d permille of NOMMAX %d (%.3f V): %.3f V, rated %.3f V; %d left driving\n", played, memory, changes, peak, nommax, nommax * 0.0234, volts, rated, left
             bound(played == expected, "played " played " = " expected)
             bound(memory >= minimum, "from memory >= " minimum)
             bound(changes > 0, "drive changes > 0")
-            bound(peak >= low && peak <= high, "peak " low "..." high " permille")
+            bound(volts <= rated + 1e-6, "peak <= rated " rated " V")
+            bound(volts >= low, sprintf("peak >= %.3f V (rated, less a NOMMAX and an OVERRIDE_VAL step)", low))
             bound(left == 0, "not driving after")
             verdict()
         }'

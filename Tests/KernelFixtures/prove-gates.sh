@@ -77,6 +77,9 @@ plant "force-feedback: the rumble stopped after 1.5 s" gate_force_feedback "$wor
 set -- $(value da7280-demo figures)
 clean da7280-demo gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" "$5" "$6" "$7"
 plant "da7280-demo: a table streaming zeros" gate_da7280_demo "$1" 23 "$2" 12 "$3" 0 "$5" "$6" "$7"
+plant "da7280-demo: NOMMAX left at the chip's reset value (2.106 V)" gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" 90 "$6" "$7"
+plant "da7280-demo: NOMMAX one step under the rating" gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" $(($5 - 1)) "$6" "$7"
+plant "da7280-demo: left driving" gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" "$5" "$6" 500
 
 # HIL-LONG-EFFECT: effect 47 at 360 %, modelled 900 ms.
 long="$recorded/long-effect/long-go.txt" played=$(value long-effect played)
