@@ -44,7 +44,10 @@ struct ChipModelCommand: ParsableCommand {
                 "Each script starts on a fresh chip: the fixture's fresh_chip parameter is written, and the simulator is new. Exits 1 on a difference or a broken expectation.")
         @Option(help: "The chip: drv2605 (i2c-drv2605-sim) or da7280 (i2c-da7280-sim).") var chip: Chip = .drv2605
         @Option(help: "The I2C bus of the emulated chip (a path or a number).") var bus: String
-        @Option(help: "The fixture module's parameters folder (fresh_chip, actuator, supply_mv, standby_writes_ignored, drive_permille, sequence_timeline); the chip's fixture by default.")
+        @Option(
+            help:
+                "The fixture module's parameters folder (fresh_chip, actuator, supply_mv, standby_writes_ignored, drive_permille, sequence_timeline); the chip's fixture by default."
+        )
         var parameters: String?
         var folder: String { parameters ?? chip.parameters }
         @Argument(help: "Script files (Tests/ChipModelScripts/*.txt).") var scripts: [String]
