@@ -305,9 +305,9 @@ gate_daemon_killed() {
 # The package installed and run as users run it (Scripts/kernel-test --deploy: Debian booted with
 # systemd as PID 1, `apt install ./swift-haptics_*.deb`). VALUES: "KEY VALUE" lines the VM wrote
 # (Tests/KernelFixtures/deploy/deploy-test.sh says how each is measured). The standby after SIGKILL is
-# bound by 1 s, or by twice what `haptic stop` alone took in the same VM where that is more: under
-# the emulator a process runs tens of times slower than on a Pi, and machines of one kind differ up
-# to 3x, while a unit that left the chip to the restart (RestartSec=2 s) still misses it.
+# bound by 1 s, whatever the machine: the dead-man guard stops the chip, not ExecStopPost's `haptic
+# stop` (whose own time is printed beside it), and a unit that left the chip to the restart
+# (RestartSec=2 s) misses it. The unit's sandbox: `systemd-analyze security` at most 2.0.
 #
 #   gate_deploy VALUES
 gate_deploy() {
@@ -317,7 +317,7 @@ gate_deploy() {
             printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; /dev/uinput %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["uinput-access"], v["restart-ms"], v["calibrations-after-restart"]
             printf "group member played (exit %d, %d GO), other user refused %d; haptic stop alone %d ms; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["haptic-stop-ms"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
             printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; late bus: %s, waiting said %d, serving %d ms after it appeared, played %d; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["waiting-state"], v["waiting-status"], v["serving-after-bus-ms"], v["late-play-status"], v["activation-ms"], v["session-active"], v["session-gos"]
-            printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"]
+            printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d; systemd-analyze security: %s\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"], v["security-exposure"]
             bound(v["swift-libraries"] == 0, "no Swift library on the root")
             bound(v["install-status"] == 0 && v["active-after-install"] == "active", "installed and active")
             bound(v["first-ready-ms"] > 0 && v["first-ready-ms"] <= 10000, "READY <= 10000 ms")
@@ -327,8 +327,7 @@ gate_deploy() {
             bound(v["restart-ms"] > 0 && v["restart-ms"] <= 10000, "restart <= 10000 ms")
             bound(v["user-play-status"] == 0 && v["user-play-gos"] >= 1, "the hapticd group plays")
             bound(v["stranger-refused"] == 1, "others refused")
-            limit = v["haptic-stop-ms"] * 2 > 1000 ? v["haptic-stop-ms"] * 2 : 1000
-            bound(v["driving-when-killed"] == 1 && v["standby-after-kill-ms"] >= 0 && v["standby-after-kill-ms"] <= limit, "standby <= " limit " ms after SIGKILL")
+            bound(v["driving-when-killed"] == 1 && v["standby-after-kill-ms"] >= 0 && v["standby-after-kill-ms"] <= 1000, "standby <= 1000 ms after SIGKILL")
             bound(v["restarted-after-kill"] == 1, "restarted after SIGKILL")
             bound(v["driving-when-stopped"] == 1 && v["watchdog-logged"] >= 1 && v["watchdog-standby-ms"] > 0 && v["watchdog-standby-ms"] < v["watchdog-restart-ms"], "watchdog: standby before the restart")
             bound(v["watchdog-standby-ms"] > 0 && v["watchdog-standby-ms"] <= 2000, "a hung daemon'"'"'s chip in standby <= 2000 ms")
@@ -338,6 +337,7 @@ gate_deploy() {
             bound(v["session-client-status"] == 0 && v["session-active"] == "active" && v["session-gos"] >= 1, "libfeedback activates the session service and plays")
             bound(v["driving-before-remove"] == 1 && v["remove-status"] == 0 && v["standby-after-remove"] == 1 && v["hapticd-left"] == 0, "apt remove: stopped, standby")
             bound(v["state-after-remove"] == 1 && v["purge-status"] == 0 && v["state-after-purge"] == 0, "state kept by remove, gone after purge")
+            bound(v["security-exposure"] != "" && v["security-exposure"] + 0 <= 2.0, "systemd-analyze security <= 2.0")
             verdict()
         }' "$1"
 }

@@ -181,9 +181,10 @@ if [ -f "$recorded/deploy/values" ]; then
     plant "deploy: calibrated again at restart" gate_deploy "$work/deploy-values"
     with_value stranger-refused 0
     plant "deploy: a user outside the group plays" gate_deploy "$work/deploy-values"
-    stop_ms=$(value deploy haptic-stop-ms)
-    with_value standby-after-kill-ms "$(( (stop_ms * 2 > 1000 ? stop_ms * 2 : 1000) + 100 ))"
-    plant "deploy: standby 100 ms past its bound after SIGKILL" gate_deploy "$work/deploy-values"
+    with_value standby-after-kill-ms 1100
+    plant "deploy: standby 1.1 s after SIGKILL" gate_deploy "$work/deploy-values"
+    with_value security-exposure 8.5
+    plant "deploy: the unit unsandboxed (8.5 EXPOSED, as before)" gate_deploy "$work/deploy-values"
     with_value standby-after-kill-ms "$(value deploy restart-after-kill-ms)"
     plant "deploy: standby only when the daemon restarted" gate_deploy "$work/deploy-values"
     with_value restarted-after-watchdog 0

@@ -67,6 +67,10 @@ value calibration-owner "$(stat -c %U /var/lib/haptics/calibration.json 2>/dev/n
 # /dev/uinput as the package's udev rule leaves it: hapticd's user alone (its group is the socket's).
 modprobe uinput 2>/dev/null; udevadm settle 2>/dev/null
 value uinput-access "$(stat -c %U:%G:%a /dev/uinput 2>/dev/null || echo none)"
+# The unit's sandbox as systemd rates it (the installed unit, this systemd), with what it still exposes.
+systemd-analyze security --no-pager hapticd.service > /tmp/security.log 2>&1
+value security-exposure "$(sed -n 's/.*Overall exposure level for hapticd.service: \([0-9.]*\).*/\1/p' /tmp/security.log)"
+grep "^✗" /tmp/security.log | awk '{ print $2 }' | tr '\n' ' ' | sed 's/^/HIL-DEPLOY-STEP:   still exposed: /; s/$/\n/'
 
 # As a user joins the groups: hapticd's for its socket, i2c for running haptic on the chip itself.
 usermod -aG hapticd,i2c tester
