@@ -266,14 +266,20 @@ extension Hapticd {
     /// Opens the board with `open`, waiting while its bus or chip is missing (a bus that appears
     /// late at boot, I2C enabled after install, a board plugged in later): each try after a wait
     /// twice the last, up to `longestRetryWait`, said in the journal and in systemd's status line,
-    /// with the unit's start timeout extended past the wait. SIGTERM or SIGINT during a wait ends
-    /// the daemon (exit 0: it drove nothing). Any other error is thrown at once.
+    /// with the unit's start timeout extended past the wait. SIGTERM or SIGINT while it opens or
+    /// waits ends the daemon (exit 0: it drove nothing). Any other error is thrown at once.
     static func openWaiting(logger: Logger, _ open: () throws -> HapticBoard) throws -> HapticBoard {
         var wait = Duration.milliseconds(250)
         var tries = 0
+        SystemdNotifier.catchTermination()
+        defer { SystemdNotifier.releaseTermination() }
         while true {
             do {
                 let board = try open()
+                if SystemdNotifier.terminationCaught {
+                    logger.info("hapticd: stopped while opening the chip")
+                    throw ExitCode.success
+                }
                 if tries > 0 { logger.notice("hapticd: the chip answered after \(tries) retr\(tries == 1 ? "y" : "ies")") }
                 return board
             } catch {

@@ -25,29 +25,37 @@ enum SystemdNotifier {
         _ = sd_notify(0, "STATUS=\(status.replacingOccurrences(of: "\n", with: " "))\nEXTEND_TIMEOUT_USEC=\(microseconds)")
     }
 
-    /// Waits up to `duration` for SIGTERM or SIGINT, which a handler of its own catches while it
-    /// waits (the service group takes them over once the daemon serves; until then their default
-    /// would end the daemon with no word): true when one came.
-    static func terminationRequested(within duration: Duration) -> Bool {
+    /// Catches SIGTERM and SIGINT with a handler of its own until `releaseTermination()`: while the
+    /// daemon opens and waits for its chip, before the service group takes them over. A handler,
+    /// not the signals' default, for the whole time: a thread that existed before they were blocked
+    /// may take one, and their default would end the daemon with no word (exit 143).
+    static func catchTermination() {
         signal(SIGTERM) { number in terminationSignal.store(number, ordering: .relaxed) }
         signal(SIGINT) { number in terminationSignal.store(number, ordering: .relaxed) }
-        // Taken by this handler's thread only if they are not blocked there; unblocked in this one.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGINT)
+        var signals = terminationSignals()
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-        defer {
-            pthread_sigmask(SIG_BLOCK, &signals, nil)
-            signal(SIGTERM, SIG_DFL)
-            signal(SIGINT, SIG_DFL)
-        }
+    }
+
+    /// Gives SIGTERM and SIGINT back (blocked in this thread, their default), for the service group.
+    static func releaseTermination() {
+        var signals = terminationSignals()
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
+    }
+
+    /// Whether SIGTERM or SIGINT came since `catchTermination()`.
+    static var terminationCaught: Bool { terminationSignal.load(ordering: .relaxed) != 0 }
+
+    /// Waits up to `duration` for SIGTERM or SIGINT (caught since `catchTermination()`): true when
+    /// one came.
+    static func terminationRequested(within duration: Duration) -> Bool {
         let end = ContinuousClock.now.advanced(by: duration)
         while ContinuousClock.now < end {
-            if terminationSignal.load(ordering: .relaxed) != 0 { return true }
+            if terminationCaught { return true }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        return terminationSignal.load(ordering: .relaxed) != 0
+        return terminationCaught
     }
 
     /// Tells systemd the service is stopping.
@@ -93,5 +101,14 @@ final class WatchdogPings: @unchecked Sendable {
     func cancel() { thread.cancel() }
 }
 
-/// The termination signal caught while the daemon waits for its chip (0: none).
+/// The termination signal caught while the daemon opens or waits for its chip (0: none).
 private let terminationSignal = Atomic<Int32>(0)
+
+/// SIGTERM and SIGINT, as a set for `pthread_sigmask`.
+private func terminationSignals() -> sigset_t {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGTERM)
+    sigaddset(&signals, SIGINT)
+    return signals
+}
