@@ -174,15 +174,17 @@ class Link:
         return answer
 
 
-def boot(elf, machine, bridge_socket, wire_trace, real_time=False, extra=()):
+def boot(elf, machine, bridge_socket, wire_trace, real_time=False, extra=(), command_log=None):
     """Starts QEMU on the image; returns it, its command port's pty and a link on it, opened
     before the bridge's client connects (the image waits for it), so that `hello` is not missed.
-    `real_time`: the image's clock is the host's (no -icount), for figures in the host's seconds."""
+    `real_time`: the image's clock is the host's (no -icount), for figures in the host's seconds.
+    `command_log`: QEMU also writes what the image sends on the command port there, which outlives
+    the pty (an image that ends closes it, and the kernel drops what its reader had not read)."""
     # Time from instructions, not the host: the figures are the image's, whatever else the machine runs.
     clock = [] if real_time else ["-icount", "shift=5,sleep=off"]
     qemu = subprocess.Popen(
         ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-semihosting", "-kernel", elf, *clock,
-         "-chardev", "pty,id=commands",
+         "-chardev", "pty,id=commands" + (f",logfile={command_log}" if command_log else ""),
          "-chardev", f"socket,id=bridge,path={bridge_socket},server=on,wait=on",
          "-serial", "chardev:commands", "-serial", "chardev:bridge",
          "-device", "at24c-eeprom,bus=i2c,address=0x5a,rom-size=256",
@@ -233,7 +235,8 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
     (offset, value) it made before and after the trap."""
     # QEMU's log of unmodelled devices goes where its trace goes (Debian's QEMU traces to its log).
     gpio_log = wire_trace
-    qemu, _, link = boot(elf, machine, bridge_socket, wire_trace, extra=("-d", "unimp"))
+    command_log = bridge_trace + ".commands"
+    qemu, _, link = boot(elf, machine, bridge_socket, wire_trace, extra=("-d", "unimp"), command_log=command_log)
     server = None
     try:
         server = subprocess.Popen([model, "serve", "--connect", bridge_socket, "--trace", bridge_trace], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -247,7 +250,7 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
                    and ((t[3][:1] == ["02"] and t[3][1:2] != ["00"]) or (t[3][:1] == ["01"] and len(t[3]) > 2 and t[3][2] != "00"))]
         gpio_before = gpio_writes(gpio_log)
         link.send("trap")
-        fault = link.line(timeout=10) or ""
+        link.line(timeout=10)
         try:
             status = qemu.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -255,6 +258,9 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
         link.close()
     finally:
         halt(qemu, server)
+    # The fault line as the image sent it (from QEMU's copy: the pty closes with the image).
+    with open(command_log, errors="replace") as handle:
+        fault = next((line.strip() for line in handle if line.startswith("error fault")), "")
     bridged = len(bridge_transactions(bridge_trace))
     # The wire carries every bridged transaction first (mirrored), then what the handler wrote.
     after = [(address, data) for address, data in wire_transactions(wire_trace)[bridged:]]
