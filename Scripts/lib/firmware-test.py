@@ -245,9 +245,7 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
         link.expect("ok watchdog")
         link.send("level 800000")
         link.expect("ok level")
-        # RTP_INPUT (0x02) written non-zero, alone or in a burst from MODE (0x01).
-        driving = [t for t in bridge_transactions(bridge_trace) if t[1] == "W"
-                   and ((t[3][:1] == ["02"] and t[3][1:2] != ["00"]) or (t[3][:1] == ["01"] and len(t[3]) > 2 and t[3][2] != "00"))]
+        driving = [t for t in bridge_transactions(bridge_trace) if t[1] == "W" and drives(t[3])]
         gpio_before = gpio_writes(gpio_log)
         link.send("trap")
         link.line(timeout=10)
