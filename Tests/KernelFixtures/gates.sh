@@ -8,11 +8,19 @@
 # "missed: " and each bound the figures broke; it returns 1 when one was broken. Busybox sh and awk.
 
 # Shared by every gate's awk program: bound(ok, text) notes a bound and whether it held; verdict()
-# prints the gates and what was missed, and sets the exit status.
+# prints the gates and what was missed, and sets the exit status. With GATE_LIST_BOUNDS=1 in the
+# environment (the proofs) it also prints each bound on a line of its own ("bound: "), so that the
+# proofs can tell which bounds a recorded run was held to.
 GATE_AWK='
-function bound(ok, text) { gates = gates (gates == "" ? "" : ", ") text; if (!ok) missed[++misses] = text }
-function verdict(   i) { print "gates: " gates; for (i = 1; i <= misses; i++) print "missed: " missed[i]; exit misses > 0 }
-function magnitude(x) { return x < 0 ? -x : x }
+function bound(ok, text) { gates = gates (gates == "" ? "" : ", ") text; listed[++bounds] = text; if (!ok) missed[++misses] = text }
+function verdict(   i) {
+    print "gates: " gates
+    if (ENVIRON["GATE_LIST_BOUNDS"] == 1) for (i = 1; i <= bounds; i++) print "bound: " listed[i]
+    for (i = 1; i <= misses; i++) print "missed: " missed[i]
+    exit misses > 0
+}
+# (x + 0: busybox awk keeps the text of a field, and compares "94" above "377" as text.)
+function magnitude(x) { x = x + 0; return x < 0 ? -x : x }
 function sorted(list, count,   i, j, swap) {
     for (i = 1; i <= count; i++) for (j = i + 1; j <= count; j++) if (list[j] < list[i]) { swap = list[i]; list[i] = list[j]; list[j] = swap }
 }
@@ -20,33 +28,42 @@ function sorted(list, count,   i, j, swap) {
 
 # Sound with haptics: sound k paired with note k's GO (never the nearest GO: notes are 0.4 s apart,
 # so a timeline shifted by a note would pair with its neighbour). The first WARMUP notes are played
-# but not paired (the emulator translates the code path on its first use). The p99 is the nearest
-# rank: of 12 offsets, the largest. "GO spacing" is how far the paired notes' GO writes strayed from
-# the notes' spacing: the haptic side's own timing, which a stall of the machine disturbs.
+# but not paired (the emulator translates the code path on its first use). The offset is sound less
+# GO. A sound may be early by at most one tick of the loopback's clock (read from av-capture's
+# "clock:" line) plus AV_SYNC_MARGIN_MS, what dating on a jiffy grid can leave; late by at most
+# AV_SYNC_MARGIN_MS; and the offsets may spread (p99 - p1) by at most AV_SYNC_SPREAD_MS: the
+# haptic side's own jitter. With 12 offsets the p1 is the smallest and the p99 the largest. The GO
+# spacing (how far the paired notes' GO writes strayed from the notes' spacing) is a figure only: a
+# stall that moves a GO moves its offset, which the bounds hold.
 #
-#   gate_av_sync NOTES WARMUP SPACING_MS MEDIAN_MS P99_MS SOUNDS GO_WRITES UNDERRUNS
-# SOUNDS: "onset NS" lines (av-capture); GO_WRITES: "NS" lines (the fixture's drive_onsets).
+#   gate_av_sync NOTES WARMUP SPACING_MS SOUNDS GO_WRITES UNDERRUNS
+# SOUNDS: av-capture's output ("clock: tick NS ..." and "onset NS" lines); GO_WRITES: "NS" lines (the
+# fixture's drive_onsets).
+AV_SYNC_MARGIN_MS=1
+AV_SYNC_SPREAD_MS=3
 gate_av_sync() {
-    { sed -n 's/^onset /S /p' "$6"; sed -n 's/^\([0-9][0-9]*\)$/G \1/p' "$7"; } | awk -v notes="$1" -v warmup="$2" \
-        -v spacing="$3" -v median_limit="$4" -v limit="$5" -v underruns="$8" "$GATE_AWK"'
+    { sed -n 's/^onset /S /p; s/^clock: tick \([0-9]*\) ns.*/T \1/p' "$4"; sed -n 's/^\([0-9][0-9]*\)$/G \1/p' "$5"; } | awk -v notes="$1" -v warmup="$2" \
+        -v spacing="$3" -v margin="$AV_SYNC_MARGIN_MS" -v spread_limit="$AV_SYNC_SPREAD_MS" -v underruns="$6" "$GATE_AWK"'
         $1 == "S" { s[++ns] = $2 }
         $1 == "G" { g[++ng] = $2 }
+        $1 == "T" { tick = $2 / 1e6 }
         END {
             pairs = 0
-            for (k = warmup + 1; k <= notes && k <= ns && k <= ng; k++) { off[++pairs] = (s[k] - g[k]) / 1e6; all[pairs] = magnitude(off[pairs]) }
-            for (k = 1; k <= pairs; k++) ordered[k] = off[k]
-            sorted(ordered, pairs); sorted(all, pairs)
+            for (k = warmup + 1; k <= notes && k <= ns && k <= ng; k++) { off[++pairs] = (s[k] - g[k]) / 1e6; ordered[pairs] = off[pairs] }
+            sorted(ordered, pairs)
             median = pairs ? (pairs % 2 ? ordered[(pairs + 1) / 2] : (ordered[pairs / 2] + ordered[pairs / 2 + 1]) / 2) : 0
-            rank = int(0.99 * pairs); if (rank < 0.99 * pairs) rank++
-            p99 = pairs ? all[rank] : 0
+            low = int(0.01 * pairs); if (low < 0.01 * pairs) low++; if (low < 1) low = 1
+            high = int(0.99 * pairs); if (high < 0.99 * pairs) high++
+            p1 = pairs ? ordered[low] : 0; p99 = pairs ? ordered[high] : 0
             stray = 0
             for (k = warmup + 2; k <= ng; k++) { d = magnitude((g[k] - g[k - 1]) / 1e6 - spacing); if (d > stray) stray = d }
-            printf "%d of %d paired note by note (%d notes, %d of them a warm-up; %d sounds, %d GO writes), offset median %.2f ms, p99 %.2f ms; underruns %d; GO spacing strayed %.2f ms from %d ms\n", pairs, notes - warmup, notes, warmup, ns, ng, median, p99, underruns, stray, spacing
-            bound(pairs == notes - warmup, "pairs " pairs " = " notes - warmup)
+            printf "%d of %d paired note by note (%d notes, %d of them a warm-up; %d sounds, %d GO writes), offset (sound - GO) median %.2f ms, p1 %.2f ms, p99 %.2f ms, spread %.2f ms; clock tick %.1f ms; underruns %d; GO spacing strayed %.2f ms from %d ms (a figure: what it moves, the offsets hold)\n", pairs, notes - warmup, notes, warmup, ns, ng, median, p1, p99, p99 - p1, tick, underruns, stray, spacing
+            # (Every note paired follows: pairs are the first NOTES of each, less the warm-up.)
             bound(ns == notes && ng == notes, "sounds " ns " = GO writes " ng " = notes " notes)
             bound(underruns == 0, "underruns = 0")
-            bound(magnitude(median) <= median_limit, "|median| <= " median_limit " ms")
-            bound(pairs > 0 && p99 <= limit, "p99 <= " limit " ms")
+            bound(tick > 0 && pairs > 0 && p1 >= -(tick + margin), "early <= " tick + margin " ms (a tick and " margin ")")
+            bound(pairs > 0 && p99 <= margin, "late <= " margin " ms")
+            bound(pairs > 0 && p99 - p1 <= spread_limit, "spread (p99 - p1) <= " spread_limit " ms")
             verdict()
         }'
 }
@@ -85,17 +102,20 @@ gate_ff_memless() {
                 for (k = 300; k <= 550; k++) b[++both] = s[f, k]
                 ratio[f] = median(a, one) > 0 ? median(b, both) / median(a, one) : 0
             }
-            total = 0
-            for (k = 0; k < 1200; k++) total += magnitude(s[1, k] - s[2, k])
+            # A dropout: hapticd silent between its own onset and end while drv260x drove.
+            total = 0; dropout = 0
+            for (k = 0; k < 1200; k++) { total += magnitude(s[1, k] - s[2, k]); if (k >= onset[2] && k < end[2] && s[1, k] > 0 && s[2, k] == 0) dropout++ }
             similarity = peak[1] > 0 ? 1 - total / 1200 / peak[1] : 0
             peaks = peak[1] > 0 ? peak[2] / peak[1] : 0
             printf "onset drv260x %d ms, hapticd %d ms; end %d ms and %d ms; peak magnitude %.0f and %.0f permille of full scale (ratio %.3f; drv260x drove %d permille: its byte/127); both effects over the rumble alone %.2f and %.2f; similarity %.3f\n", onset[1], onset[2], end[1], end[2], peak[1], peak[2], peaks, int(peak[1] * 255 / 1000 + 0.5) * 1000 / 127, ratio[1], ratio[2], similarity
+            printf "hapticd silent within its effects while drv260x drove: %d ms\n", dropout
             bound(onset[1] >= 0 && onset[2] >= 0 && magnitude(onset[2] - onset[1]) <= 10, "onset within 10 ms of drv260x")
             bound(end[1] >= 0 && end[2] >= 0 && magnitude(end[2] - end[1]) <= 20, "end within 20 ms")
             bound(peaks >= 0.95 && peaks <= 1.05, "peak ratio 0.95...1.05")
             bound(ratio[2] >= 1.6 && ratio[2] <= 2.4, "both effects add (1.6...2.4)")
             bound(final[1] == 0 && final[2] == 0, "standby after the effects")
             bound(similarity >= 0.90, "similarity >= 0.90")
+            bound(dropout <= 5, "dropout (silent while drv260x drove) <= 5 ms")
             verdict()
         }' "$1" "$2"
 }
@@ -218,23 +238,27 @@ gate_on_off() {
 }
 
 # Force feedback through hapticd's uinput device: how long the fixture saw the chip driven
-# (nonzero real-time drive) while a client's rumble played SECONDS, and that it stopped.
+# (nonzero real-time drive) while a client's rumble played SECONDS, that it stopped, and its peak:
+# at least REQUESTED permille of full scale (what the client asked for: fftest's strong rumble,
+# 0x8000 of 0xFFFF at its master gain of 75 %, is 375), at most full scale, never reversed.
 #
-#   gate_force_feedback TIMELINE SECONDS
+#   gate_force_feedback TIMELINE SECONDS REQUESTED
 gate_force_feedback() {
-    awk -v seconds="$2" "$GATE_AWK"'
+    awk -v seconds="$2" -v requested="$3" "$GATE_AWK"'
         { t[++n] = $1; v[n] = $2 }
         END {
-            driven = 0; first = -1; last = -1; peak = 0
+            driven = 0; first = -1; last = -1; peak = 0; lowest = 0
             for (i = 1; i <= n; i++) {
+                if (v[i] < lowest) lowest = v[i]
                 if (v[i] != 0 && first < 0) first = t[i]
                 if (v[i] != 0 && i < n) driven += t[i + 1] - t[i]
                 if (v[i] == 0 && i > 1 && v[i - 1] != 0) last = t[i]
                 if (magnitude(v[i]) > peak) peak = magnitude(v[i])
             }
             span = first >= 0 && last >= 0 ? (last - first) / 1e9 : 0
-            printf "the fixture saw the chip driven %.2f s of the %.1f s rumble (%d changes, peak %d permille), from its first drive to its stop %.2f s; last level %d\n", driven / 1e9, seconds, n, peak, span, n ? v[n] : 0
+            printf "the fixture saw the chip driven %.2f s of the %.1f s rumble (%d changes, peak %d permille, lowest %d), from its first drive to its stop %.2f s; last level %d\n", driven / 1e9, seconds, n, peak, lowest, span, n ? v[n] : 0
             bound(driven / 1e9 >= 0.9 * seconds, "driven >= 90 % of " seconds " s")
+            bound(peak >= requested && peak <= 1000 && lowest >= 0, "peak " requested "...1000 permille, never reversed")
             bound(span <= seconds + 0.5, "stopped within 0.5 s of the rumble")
             bound(n > 0 && v[n] == 0, "not driving after")
             verdict()

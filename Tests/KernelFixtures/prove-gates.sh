@@ -2,18 +2,33 @@
 # Every VM gate seen failing: runs the gates of Tests/KernelFixtures/gates.sh (the file the VM's
 # init sources, not a copy) outside the VM, on what a VM run recorded (Tests/KernelFixtures/recorded,
 # made by `Scripts/kernel-test --record`), first as recorded (each must pass), then with a planted
-# fault (each must fail). Run by `Scripts/kernel-test --prove-gates` under busybox sh, the VM's shell.
+# fault (each must fail). Run by `Scripts/kernel-test --prove-gates` under busybox sh, the VM's shell,
+# with busybox's awk, sed and sort, the VM's tools (not whichever the host has).
+#
+# Every bound is proven on its own: a clean run lists the bounds its gate held it to (GATE_LIST_BOUNDS),
+# and each of them must be the only bound missed by at least one planted fault. A bound's identity is
+# its gate and its text with the figures in it replaced by "#" ("pairs # = #"), so that the text a
+# planted fault misses matches the one the clean run held.
 #
 #   busybox sh prove-gates.sh GATES_FILE RECORDED_DIRECTORY
+awk() { busybox awk "$@"; }
+sed() { busybox sed "$@"; }
+sort() { busybox sort "$@"; }
 . "$1"
 recorded="$2"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 planted=0 caught=0 broken=0
+export GATE_LIST_BOUNDS=1
+: > "$work/bounds"
+: > "$work/proven"
+# bound_keys GATE PREFIX: the bound lines with PREFIX in $work/out, as "GATE|text with # for figures".
+bound_keys() { awk -v gate="$1" -v prefix="$2" 'index($0, prefix) == 1 { text = substr($0, length(prefix) + 1); gsub(/-?[0-9]+(\.[0-9]+)?/, "#", text); print gate "|" text }' "$work/out"; }
 
 value() { sed -n "s/^$2 //p" "$recorded/$1/values"; }
 # shift_column FILE COLUMN NANOSECONDS [PATTERN]: adds to a column's times (of the lines matching).
-shift_column() { awk -v c="$2" -v d="$3" -v p="${4:-.}" '$0 ~ p { $c = $c + d } { print }' "$1"; }
+# (printf: busybox awk prints a sum past 2^31 in %.6g otherwise.)
+shift_column() { awk -v c="$2" -v d="$3" -v p="${4:-.}" '$0 ~ p { $c = sprintf("%.0f", $c + d) } { print }' "$1"; }
 
 # clean NAME GATE ARGS...: the recorded run must pass its gate.
 clean() {
@@ -21,6 +36,7 @@ clean() {
     shift
     if "$@" > "$work/out"; then
         echo "clean $name: passed"
+        bound_keys "$1" "bound: " >> "$work/bounds"
     else
         echo "clean $name: FAILED on its own recording"
         sed 's/^/    /' "$work/out"
@@ -38,20 +54,37 @@ plant() {
     else
         caught=$((caught + 1))
         echo "planted $fault: caught: $(grep '^missed:' "$work/out" | sed 's/^missed: //' | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+        [ "$(grep -c '^missed:' "$work/out")" -eq 1 ] && bound_keys "$1" "missed: " >> "$work/proven"
     fi
 }
 
-# HIL-AV-SYNC: 13 notes 0.4 s apart, the first a warm-up; 6 ms on the median, 8 on the p99.
+# HIL-AV-SYNC: 13 notes 0.4 s apart, the first a warm-up; the bounds of gates.sh (a tick and
+# AV_SYNC_MARGIN_MS early, AV_SYNC_MARGIN_MS late, AV_SYNC_SPREAD_MS spread), read from there.
 sounds="$recorded/av-sync/av.txt" go="$recorded/av-sync/av-go.txt" underruns=$(value av-sync underruns)
-clean av-sync gate_av_sync 13 1 400 6 8 "$sounds" "$go" "$underruns"
+tick_ns=$(sed -n 's/^clock: tick \([0-9]*\) ns.*/\1/p' "$sounds")
+# offsets: the paired offsets (sound - GO, ns) of the recording, smallest first.
+offsets=$(awk '/^onset/ { s[++n] = $2 } END { while ((getline line < ARGV[2]) > 0) g[++m] = line; for (k = 2; k <= 13; k++) print s[k] - g[k] }' "$sounds" "$go" | sort -n)
+smallest=$(echo "$offsets" | head -1) largest=$(echo "$offsets" | tail -1)
+clean av-sync gate_av_sync 13 1 400 "$sounds" "$go" "$underruns"
 shift_column "$sounds" 2 400000000 '^onset' > "$work/late-note.txt"
-plant "av-sync: the sound shifted by one note" gate_av_sync 13 1 400 6 8 "$work/late-note.txt" "$go" "$underruns"
+plant "av-sync: the sound shifted by one note" gate_av_sync 13 1 400 "$work/late-note.txt" "$go" "$underruns"
 shift_column "$go" 1 200000000 > "$work/twice.txt"
-plant "av-sync: the audio latency (200 ms) counted twice" gate_av_sync 13 1 400 6 8 "$sounds" "$work/twice.txt" "$underruns"
+plant "av-sync: the audio latency (200 ms) counted twice" gate_av_sync 13 1 400 "$sounds" "$work/twice.txt" "$underruns"
 awk '/^onset/ && ++n == 6 { next } { print }' "$sounds" > "$work/missing.txt"
-plant "av-sync: one sound missing" gate_av_sync 13 1 400 6 8 "$work/missing.txt" "$go" "$underruns"
-shift_column "$sounds" 2 10000000 '^onset' > "$work/ten.txt"
-plant "av-sync: every sound 10 ms late" gate_av_sync 13 1 400 6 8 "$work/ten.txt" "$go" "$underruns"
+plant "av-sync: one sound missing" gate_av_sync 13 1 400 "$work/missing.txt" "$go" "$underruns"
+awk '{ print } END { print "onset 99999999999999" }' "$sounds" > "$work/extra.txt"
+plant "av-sync: a sound more than notes (after the last)" gate_av_sync 13 1 400 "$work/extra.txt" "$go" "$underruns"
+plant "av-sync: an underrun" gate_av_sync 13 1 400 "$sounds" "$go" 1
+# Every sound just past each bound: late by the margin and 0.5 ms more, early by a tick, the margin
+# and 0.5 ms more (each from the recording's own extreme, so the spread is unchanged).
+shift_column "$sounds" 2 $(( AV_SYNC_MARGIN_MS * 1000000 + 500000 - largest )) '^onset' > "$work/late.txt"
+plant "av-sync: every sound late by the margin and 0.5 ms" gate_av_sync 13 1 400 "$work/late.txt" "$go" "$underruns"
+shift_column "$sounds" 2 $(( -tick_ns - AV_SYNC_MARGIN_MS * 1000000 - 500000 - smallest )) '^onset' > "$work/early.txt"
+plant "av-sync: every sound early by a tick, the margin and 0.5 ms" gate_av_sync 13 1 400 "$work/early.txt" "$go" "$underruns"
+# One sound (note 7) early by the spread allowed and 0.5 ms more than the latest: still within the
+# early bound, a spread past its own.
+awk -v d=$(( -(AV_SYNC_SPREAD_MS * 1000000 + 500000) )) '/^onset/ && ++n == 7 { $2 = sprintf("%.0f", $2 + d) } { print }' "$sounds" > "$work/jitter.txt"
+plant "av-sync: one sound early by the spread and 0.5 ms" gate_av_sync 13 1 400 "$work/jitter.txt" "$go" "$underruns"
 
 # HIL-FF-MEMLESS.
 kernel="$recorded/ff-memless/timeline-drv260x.txt" ours="$recorded/ff-memless/timeline-hapticd.txt"
@@ -64,14 +97,52 @@ awk -v start="$ours_start" '{ t[NR] = $1; v[NR] = $2 } END { for (i = 1; i <= NR
 plant "ff-memless: the periodic effect running 150 ms long" gate_ff_memless "$kernel" "$work/long.txt" "$kernel_start" "$ours_start"
 shift_column "$ours" 1 50000000 > "$work/late.txt"
 plant "ff-memless: every effect 50 ms late" gate_ff_memless "$kernel" "$work/late.txt" "$kernel_start" "$ours_start"
+shift_column "$ours" 1 15000000 > "$work/ff-late.txt"
+plant "ff-memless: every effect 15 ms late" gate_ff_memless "$kernel" "$work/ff-late.txt" "$kernel_start" "$ours_start"
+awk '{ $2 = int($2 * 1.08 + 0.5) } { print }' "$ours" > "$work/ff-strong.txt"
+plant "ff-memless: the drive 8 % strong" gate_ff_memless "$kernel" "$work/ff-strong.txt" "$kernel_start" "$ours_start"
+# The rumble alone (the first level) a third stronger: the second effect then adds too little.
+awk '$2 != 0 && !done { $2 = int($2 * 4 / 3 + 0.5); done = 1 } { print }' "$ours" > "$work/ff-first.txt"
+plant "ff-memless: the rumble alone a third strong" gate_ff_memless "$kernel" "$work/ff-first.txt" "$kernel_start" "$ours_start"
+awk '{ print } END { printf "%.0f 188\n", $1 + 2000000000 }' "$ours" > "$work/ff-left.txt"
+plant "ff-memless: left driving after the window" gate_ff_memless "$kernel" "$work/ff-left.txt" "$kernel_start" "$ours_start"
+# Half as strong where neither the onset, the end, the peak nor the windows of the ratio look:
+# 10-45 ms, 190-295 ms, 555-600 ms and 620-790 ms after the session's start (every millisecond).
+# gaps_timeline LEVEL_DIVISOR FROM-TO...: ours, with the level divided in those windows (0: silent).
+gaps_timeline() {
+    divisor=$1
+    shift
+    awk -v start="$ours_start" -v divisor="$divisor" -v windows="$*" '{ t[NR] = $1; v[NR] = $2 }
+        END {
+            count = split(windows, w, /[ -]/)
+            for (k = 0; k <= 1200; k++) {
+                at = start + k * 1000000; level = 0
+                for (i = 1; i <= NR; i++) if (t[i] <= at) level = v[i]
+                for (j = 1; j < count; j += 2) if (k >= w[j] + 0 && k <= w[j + 1] + 0) level = divisor ? int(level / divisor) : 0
+                printf "%.0f %d\n", at, level
+            }
+        }' "$ours"
+}
+gaps_timeline 2 10-45 190-295 555-600 620-790 > "$work/ff-gaps.txt"
+plant "ff-memless: half as strong between the compared windows" gate_ff_memless "$kernel" "$work/ff-gaps.txt" "$kernel_start" "$ours_start"
+gaps_timeline 0 620-710 > "$work/ff-dropout.txt"
+plant "ff-memless: a 90 ms dropout" gate_ff_memless "$kernel" "$work/ff-dropout.txt" "$kernel_start" "$ours_start"
 
 # HIL-FORCE-FEEDBACK: fftest's rumble for 3 s.
 rumble="$recorded/force-feedback/ff-rumble-timeline.txt"
-clean force-feedback gate_force_feedback "$rumble" 3
+clean force-feedback gate_force_feedback "$rumble" 3 375
 awk '{ $2 = 0 } { print }' "$rumble" > "$work/zero.txt"
-plant "force-feedback: the chip woken and driven at 0" gate_force_feedback "$work/zero.txt" 3
+plant "force-feedback: the chip woken and driven at 0" gate_force_feedback "$work/zero.txt" 3 375
 awk 'NR == 1 { first = $1 } { if ($1 > first + 1500000000 && !cut) { print first + 1500000000, 0; cut = 1 } if (!cut) print }' "$rumble" > "$work/short.txt"
-plant "force-feedback: the rumble stopped after 1.5 s" gate_force_feedback "$work/short.txt" 3
+plant "force-feedback: the rumble stopped after 1.5 s" gate_force_feedback "$work/short.txt" 3 375
+awk '{ if ($2 != 0) $2 = 1 } { print }' "$rumble" > "$work/faint.txt"
+plant "force-feedback: driven at 1 permille" gate_force_feedback "$work/faint.txt" 3 375
+awk '{ $2 = -$2 } { print }' "$rumble" > "$work/reversed.txt"
+plant "force-feedback: driven reversed" gate_force_feedback "$work/reversed.txt" 3 375
+awk '{ t[NR] = $1; v[NR] = $2 } END { for (i = 1; i <= NR; i++) print (i == NR && v[i] == 0 ? t[i] + 1000000000 : t[i]), v[i] }' "$rumble" > "$work/ff-stop-late.txt"
+plant "force-feedback: stopped 1 s after the rumble" gate_force_feedback "$work/ff-stop-late.txt" 3 375
+awk '{ print } END { printf "%.0f 559\n", $1 + 500000000 }' "$rumble" > "$work/no-stop.txt"
+plant "force-feedback: driving again after the stop" gate_force_feedback "$work/no-stop.txt" 3 375
 
 # HIL-DA7280 (ours): played, from memory, changes, peak, low, high, left driving.
 set -- $(value da7280-demo figures)
@@ -80,6 +151,9 @@ plant "da7280-demo: a table streaming zeros" gate_da7280_demo "$1" 23 "$2" 12 "$
 plant "da7280-demo: NOMMAX left at the chip's reset value (2.106 V)" gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" 90 "$6" "$7"
 plant "da7280-demo: NOMMAX one step under the rating" gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" $(($5 - 1)) "$6" "$7"
 plant "da7280-demo: left driving" gate_da7280_demo "$1" 23 "$2" 12 "$3" "$4" "$5" "$6" 500
+plant "da7280-demo: one feedback not played" gate_da7280_demo $(($1 - 1)) 23 "$2" 12 "$3" "$4" "$5" "$6" "$7"
+plant "da7280-demo: nothing from the waveform memory" gate_da7280_demo "$1" 23 0 12 "$3" "$4" "$5" "$6" "$7"
+plant "da7280-demo: no drive change seen" gate_da7280_demo "$1" 23 "$2" 12 0 "$4" "$5" "$6" "$7"
 
 # HIL-LONG-EFFECT: effect 47 at 360 %, modelled 900 ms.
 long="$recorded/long-effect/long-go.txt" played=$(value long-effect played)
@@ -87,11 +161,19 @@ clean long-effect gate_long_effect "$long" "$played" 900
 plant "long-effect: waiting out the deadline (1251 ms)" gate_long_effect "$long" 1.251 900
 awk '$2 == "set" { print; print $1 + 750000000, "stopped" }' "$long" > "$work/cut.txt"
 plant "long-effect: stopped at the old give-up point (estimate + 500 ms)" gate_long_effect "$work/cut.txt" 0.75 900
+awk '$2 == "chip" { $2 = "stopped" } { print }' "$long" > "$work/written.txt"
+plant "long-effect: GO cleared by a write at the effect's end" gate_long_effect "$work/written.txt" "$played" 900
+awk '$2 == "chip" { $1 = $1 - 50000000 } { print }' "$long" > "$work/early.txt"
+plant "long-effect: the chip's effect 50 ms short of its model" gate_long_effect "$work/early.txt" "$played" 900
+plant "long-effect: reported played 100 ms before GO cleared" gate_long_effect "$long" "$(awk -v p="$played" 'BEGIN { print p - 0.1 }')" 900
 
 # HIL-DAEMON-KILLED: MODE/RTP killed, stopped, killed again, restarted.
 set -- $(value daemon-killed modes)
 clean daemon-killed gate_daemon_killed "$@"
 plant "daemon-killed: not driving before the restart" gate_daemon_killed "$1" "$2" "$3" "$4" 40 00 "$7" "$8"
+plant "daemon-killed: killed after the pattern had ended" gate_daemon_killed 40 00 "$3" "$4" "$5" "$6" "$7" "$8"
+plant "daemon-killed: haptic stop left it driving" gate_daemon_killed "$1" "$2" 05 "$2" "$5" "$6" "$7" "$8"
+plant "daemon-killed: a restarted daemon left it driving" gate_daemon_killed "$1" "$2" "$3" "$4" "$5" "$6" 05 "$6"
 
 # HIL-DEADMAN: each program's drive timeline and the time it was killed (`program`: clean() sets `name`).
 for program in haptic-pattern hapticd da7280-haptic-pattern haptic-studio; do
@@ -132,6 +214,16 @@ if [ -d "$evdev" ]; then
     plant "evdev: every update 30 ms late (a rate-limited stream)" gate_evdev "$count" 1 "$work"/slow-* $i2c
     for run in $runs; do awk '$1 == "start" || t0 == 0 || $1 < t0 + 300000000 { if ($1 != "start" && $2 != 0 && t0 == 0) t0 = $1; print }' "$run" > "$work/stuck-${run##*/}"; done
     plant "evdev: the effect never stopped (left at its last level)" gate_evdev "$count" 1 "$work"/stuck-* $i2c
+    # One update of each evdev run past the rating for a microsecond (between the 1 ms samples).
+    for run in $runs; do awk '$1 == "start" { print; next } $2 != 0 && !done { print; print $1 + 1000, 1100; print $1 + 2000, $2; done = 1; next } { print }' "$run" > "$work/over-${run##*/}"; done
+    plant "evdev: a microsecond past the rating" gate_evdev "$count" 1 "$work"/over-* $i2c
+    first_i2c=$(echo $i2c | cut -d' ' -f1)
+    for run in $i2c; do if [ "$run" = "$first_i2c" ]; then awk '{ print } END { print $1 + 2000000000, 500 }' "$run"; else cat "$run"; fi > "$work/i2c-left-${run##*/}"; done
+    plant "evdev: one I2C run left driving (after the compared window)" gate_evdev "$count" 1 $runs "$work"/i2c-left-*
+    for run in $runs; do awk '$1 == "start" { print; next } { $2 = int($2 * 0.9) } { print }' "$run" > "$work/ninety-${run##*/}"; done
+    plant "evdev: the drive at 90 %" gate_evdev "$count" 1 "$work"/ninety-* $i2c
+    for run in $runs; do awk '$1 == "start" { print; next } { line[++n] = $0; t[n] = $1; v[n] = $2; if ($2 > peak) peak = $2 } END { for (i = 1; i <= n; i++) print t[i], (v[i] != 0 ? peak : 0) }' "$run" > "$work/flat-${run##*/}"; done
+    plant "evdev: every level played at the peak (on/off)" gate_evdev "$count" 1 "$work"/flat-* $i2c
 fi
 
 # HIL-EVDEV, da7280: five runs through da7280's device, five over I2C, and the expected ratio.
@@ -160,10 +252,17 @@ if [ -d "$gpio" ]; then
     plant "gpio-vibrator: switched off at each new level" gate_on_off "$count" "$work"/gap-* $i2c
     for run in $runs; do awk '$1 == "start" || $2 != 0' "$run" > "$work/on-${run##*/}"; done
     plant "gpio-vibrator: the line left on" gate_on_off "$count" "$work"/on-* $i2c
-    for run in $runs; do shift_column "$run" 1 30000000 '^[0-9]' > "$work/late-${run##*/}"; done
-    plant "gpio-vibrator: every switch 30 ms late" gate_on_off "$count" "$work"/late-* $i2c
+    for run in $runs; do shift_column "$run" 1 30000000 '^[0-9]' > "$work/gpio-late-${run##*/}"; done
+    plant "gpio-vibrator: every switch 30 ms late" gate_on_off "$count" "$work"/gpio-late-* $i2c
     for run in $runs; do awk '$1 == "start" || $2 == 0' "$run" > "$work/never-${run##*/}"; done
     plant "gpio-vibrator: never switched on" gate_on_off "$count" "$work"/never-* $i2c
+    first_run=$(echo $runs | cut -d' ' -f1) first_i2c=$(echo $i2c | cut -d' ' -f1)
+    for run in $runs; do if [ "$run" = "$first_run" ]; then awk '$1 == "start" || $2 == 0' "$run"; else cat "$run"; fi > "$work/one-off-${run##*/}"; done
+    plant "gpio-vibrator: one run never switched on" gate_on_off "$count" "$work"/one-off-* $i2c
+    for run in $runs; do awk '{ line[++n] = $0; t[n] = $1; v[n] = $2 } END { for (i = 1; i <= n; i++) if (i == n && v[i] == 0) printf "%.0f 0\n", t[i] + 30000000; else print line[i] }' "$run" > "$work/long-${run##*/}"; done
+    plant "gpio-vibrator: every burst 30 ms long" gate_on_off "$count" "$work"/long-* $i2c
+    for run in $i2c; do if [ "$run" = "$first_i2c" ]; then awk '{ print } END { printf "%.0f 500\n", $1 + 2000000000 }' "$run"; else cat "$run"; fi > "$work/i2c-on-${run##*/}"; done
+    plant "gpio-vibrator: one I2C run left on" gate_on_off "$count" $runs "$work"/i2c-on-*
 fi
 
 # The package installed and run (Scripts/kernel-test --deploy): one figure changed at a time.
@@ -203,7 +302,29 @@ if [ -f "$recorded/deploy/values" ]; then
     plant "deploy: hapticd left running by apt remove" gate_deploy "$work/deploy-values"
     with_value state-after-purge 1
     plant "deploy: the state left by apt purge" gate_deploy "$work/deploy-values"
+    with_value first-ready-ms 12000
+    plant "deploy: READY 12 s after install" gate_deploy "$work/deploy-values"
+    with_value active-after-install failed
+    plant "deploy: the unit failed after install" gate_deploy "$work/deploy-values"
+    with_value restart-ms 12000
+    plant "deploy: a restart taking 12 s" gate_deploy "$work/deploy-values"
+    with_value restarted-after-kill 0
+    plant "deploy: not restarted after SIGKILL" gate_deploy "$work/deploy-values"
+    with_value user-play-status 1
+    plant "deploy: a member of the hapticd group refused" gate_deploy "$work/deploy-values"
+    with_value watchdog-restart-ms "$(( $(value deploy watchdog-standby-ms) - 100 ))"
+    plant "deploy: restarted by the watchdog before the chip was in standby" gate_deploy "$work/deploy-values"
 fi
 
-echo "gate proofs: $caught of $planted planted faults caught"
+# Every bound a clean run was held to, missed alone by some planted fault.
+sort -u "$work/bounds" > "$work/bounds.sorted"
+sort -u "$work/proven" > "$work/proven.sorted"
+bounds=$(wc -l < "$work/bounds.sorted")
+unproven=$(awk -F'|' 'FILENAME == ARGV[1] { proven[$0] = 1; next } !($0 in proven) { print }' "$work/proven.sorted" "$work/bounds.sorted")
+if [ -n "$unproven" ]; then
+    echo "$unproven" | sed 's/^/unproven bound (no planted fault breaks it alone): /'
+    echo "gate proofs: $caught of $planted planted faults caught ($bounds bounds, $(echo "$unproven" | wc -l) of them not proven alone)"
+    exit 1
+fi
+echo "gate proofs: $caught of $planted planted faults caught ($bounds bounds, every bound proven)"
 [ "$broken" -eq 0 ] && [ "$caught" -eq "$planted" ]
