@@ -48,6 +48,33 @@ import Testing
         #expect(try MetaHapticWriter.write(again).text == written.text.replacingOccurrences(of: "\"t.haptic\"", with: "\"\""), "not stable")
     }
 
+    /// A control that changes at once (a curve starting partway, a dynamic parameter sent) is a
+    /// step in the envelopes, not a ramp from the previous instant: the studio's download once
+    /// ramped a buzz from 0.14 down to the curve's level over 0.43 s where the pattern held 0.14
+    /// and stepped. Read back, the file plays what the pattern plays, millisecond by millisecond.
+    @Test func aControlThatStartsPartwayIsAStep() throws {
+        let pattern = HapticPattern(
+            events: [.init(type: .hapticContinuous, time: 0.07, duration: 0.5, intensity: 0.14, sharpness: 0.25)],
+            parameters: [.init(id: .hapticSharpnessControl, time: 0.3, value: 0.5)],
+            curves: [.init(id: .hapticIntensityControl, time: 0.5, points: [.init(time: 0, value: 0.519), .init(time: 0.5, value: 0.519)])])
+        let written = try MetaHapticWriter.write(pattern)
+        let again = try read(written.text)
+        // Every millisecond but those at the steps themselves (0.07, 0.3, 0.5, 0.57 s); the
+        // frequency where something plays (elsewhere nothing is felt, and the file holds the
+        // neighbouring event's).
+        let instants = (0..<600).map { Double($0) / 1000 + 0.0005 }
+        let read: [[Double]] = levels(again, at: instants)
+        let expected: [[Double]] = levels(pattern, at: instants)
+        let mismatched: [Double] = instants.indices.filter { index in
+            let amplitudeDiffers = read[index][0] != expected[index][0]
+            let frequencyDiffers = expected[index][0] > 0 && read[index][1] != expected[index][1]
+            return amplitudeDiffers || frequencyDiffers
+        }.map { instants[$0] }
+        #expect(mismatched.isEmpty, "differs at \(mismatched.prefix(3)) s")
+        #expect(levels(again, at: [0.4995, 0.5005]) == [[0.14, 0.75], [0.073, 0.75]], "the step at the curve's start")
+        #expect(levels(again, at: [0.2995, 0.3005]) == [[0.14, 0.25], [0.14, 0.75]], "the step at the parameter")
+    }
+
     /// An AHAP pattern: a continuous event becomes the envelope (zero around it), a transient an
     /// emphasis at its time; audio and attack are named as not kept.
     @Test func anAHAPPatternBecomesOneEnvelopeWithEmphasis() throws {

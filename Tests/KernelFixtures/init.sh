@@ -198,7 +198,7 @@ if [ -x /opt/haptics/fftest ] && [ -x /opt/haptics/hapticd ] && [ -e /dev/uinput
         grep -q '"standby" : true' /tmp/ff-after.json || fail "force feedback: not back in standby after fftest stopped"
         grep -q "Uploading effect #5.*OK" /tmp/fftest.log || fail "force feedback: fftest could not upload its rumble"
         grep -q "force feedback: .* playing" /tmp/hapticd.log || fail "force feedback: hapticd played nothing"
-        gate HIL-FORCE-FEEDBACK gate_force_feedback /tmp/ff-rumble-timeline.txt 3 375 || { tail -5 /tmp/fftest.log; tail -5 /tmp/hapticd.log; }
+        gate HIL-FORCE-FEEDBACK gate_force_feedback /tmp/ff-rumble-timeline.txt 3 562 || { tail -5 /tmp/fftest.log; tail -5 /tmp/hapticd.log; }
         # ff-mix's session (two effects at once) on hapticd's device, the drive recorded by the
         # fixture, for HIL-FF-MEMLESS below.
         if [ -x /opt/haptics/ff-mix ]; then

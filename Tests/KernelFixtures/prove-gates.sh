@@ -130,19 +130,21 @@ plant "ff-memless: a 90 ms dropout" gate_ff_memless "$kernel" "$work/ff-dropout.
 
 # HIL-FORCE-FEEDBACK: fftest's rumble for 3 s.
 rumble="$recorded/force-feedback/ff-rumble-timeline.txt"
-clean force-feedback gate_force_feedback "$rumble" 3 375
+clean force-feedback gate_force_feedback "$rumble" 3 562
 awk '{ $2 = 0 } { print }' "$rumble" > "$work/zero.txt"
-plant "force-feedback: the chip woken and driven at 0" gate_force_feedback "$work/zero.txt" 3 375
+plant "force-feedback: the chip woken and driven at 0" gate_force_feedback "$work/zero.txt" 3 562
 awk 'NR == 1 { first = $1 } { if ($1 > first + 1500000000 && !cut) { print first + 1500000000, 0; cut = 1 } if (!cut) print }' "$rumble" > "$work/short.txt"
-plant "force-feedback: the rumble stopped after 1.5 s" gate_force_feedback "$work/short.txt" 3 375
+plant "force-feedback: the rumble stopped after 1.5 s" gate_force_feedback "$work/short.txt" 3 562
 awk '{ if ($2 != 0) $2 = 1 } { print }' "$rumble" > "$work/faint.txt"
-plant "force-feedback: driven at 1 permille" gate_force_feedback "$work/faint.txt" 3 375
+plant "force-feedback: driven at 1 permille" gate_force_feedback "$work/faint.txt" 3 562
 awk '{ $2 = -$2 } { print }' "$rumble" > "$work/reversed.txt"
-plant "force-feedback: driven reversed" gate_force_feedback "$work/reversed.txt" 3 375
+plant "force-feedback: driven reversed" gate_force_feedback "$work/reversed.txt" 3 562
+awk '{ $2 = int($2 * 4 / 3 + 0.5) } { print }' "$rumble" > "$work/ff-no-gain.txt"
+plant "force-feedback: the master gain (75 %) ignored" gate_force_feedback "$work/ff-no-gain.txt" 3 562
 awk '{ t[NR] = $1; v[NR] = $2 } END { for (i = 1; i <= NR; i++) print (i == NR && v[i] == 0 ? t[i] + 1000000000 : t[i]), v[i] }' "$rumble" > "$work/ff-stop-late.txt"
-plant "force-feedback: stopped 1 s after the rumble" gate_force_feedback "$work/ff-stop-late.txt" 3 375
+plant "force-feedback: stopped 1 s after the rumble" gate_force_feedback "$work/ff-stop-late.txt" 3 562
 awk '{ print } END { printf "%.0f 559\n", $1 + 500000000 }' "$rumble" > "$work/no-stop.txt"
-plant "force-feedback: driving again after the stop" gate_force_feedback "$work/no-stop.txt" 3 375
+plant "force-feedback: driving again after the stop" gate_force_feedback "$work/no-stop.txt" 3 562
 
 # HIL-DA7280 (ours): played, from memory, changes, peak, low, high, left driving.
 set -- $(value da7280-demo figures)

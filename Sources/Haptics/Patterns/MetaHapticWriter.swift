@@ -57,18 +57,23 @@ public enum MetaHapticWriter {
         func level(of event: HapticPattern.Event, at time: Double) -> Double {
             event.intensity * (event.followsIntensityControl ? pattern.control(.hapticIntensityControl, at: time) : 1)
         }
-        func frequency(at time: Double) -> Double {
-            let event = playing(at: time, before: false) ?? playing(at: time, before: true)
-            return min(1, max(0, (event?.sharpness ?? 0.5) + pattern.control(.hapticSharpnessControl, at: time)))
+        /// The sharpness arriving at `time` (`before`: the event that plays up to it, and the control
+        /// just before it) or leaving it.
+        func frequency(at time: Double, before: Bool) -> Double {
+            let event = before ? (playing(at: time, before: true) ?? playing(at: time, before: false)) : (playing(at: time, before: false) ?? playing(at: time, before: true))
+            let control = pattern.control(.hapticSharpnessControl, at: before ? time - Self.justBefore : time)
+            return min(1, max(0, (event?.sharpness ?? 0.5) + control))
         }
 
         var amplitude: [AmplitudePoint] = []
         var frequencies: [FrequencyPoint] = []
         for time in instants {
-            // A step at an event's edge is two points at the same time: the level arriving, then leaving.
-            let arriving = playing(at: time, before: true).map { level(of: $0, at: time) } ?? 0
+            // A step is two points at the same time: the level arriving, then leaving. Steps come at
+            // an event's edge, and where a control curve starts or a dynamic parameter is sent (the
+            // control changes there at once), so the level arriving reads the control just before.
+            let arriving = playing(at: time, before: true).map { level(of: $0, at: time - Self.justBefore) } ?? 0
             let leaving = playing(at: time, before: false).map { level(of: $0, at: time) } ?? 0
-            if !amplitude.isEmpty && abs(arriving - leaving) > 1e-9 { amplitude.append(AmplitudePoint(time: time, amplitude: arriving)) }
+            if !amplitude.isEmpty && abs(arriving - leaving) > 1e-6 { amplitude.append(AmplitudePoint(time: time, amplitude: arriving)) }
             var point = AmplitudePoint(time: time, amplitude: leaving)
             if let transient = transients.last(where: { abs($0.time - time) < 1e-9 }) {
                 let strength = transient.intensity * (transient.followsIntensityControl ? pattern.control(.hapticIntensityControl, at: time) : 1)
@@ -78,7 +83,12 @@ public enum MetaHapticWriter {
                 }
             }
             amplitude.append(point)
-            frequencies.append(FrequencyPoint(time: time, frequency: frequency(at: time)))
+            let frequencyArriving = frequency(at: time, before: true)
+            let frequencyLeaving = frequency(at: time, before: false)
+            if !frequencies.isEmpty && abs(frequencyArriving - frequencyLeaving) > 1e-6 {
+                frequencies.append(FrequencyPoint(time: time, frequency: frequencyArriving))
+            }
+            frequencies.append(FrequencyPoint(time: time, frequency: frequencyLeaving))
         }
         if amplitude.count < 2 { amplitude.append(AmplitudePoint(time: max(end, 0.001), amplitude: 0)) }
         // The frequency envelope ends with the amplitude envelope (the reader's rule).
@@ -108,6 +118,10 @@ public enum MetaHapticWriter {
             throw AHAPWriter.Failure(path: "(the pattern)", value: .nan)
         }
     }
+
+    /// How far before an instant "just before" it is read: far below any time a pattern holds, far
+    /// above a double's resolution at the length of any pattern.
+    private static let justBefore = 1e-12
 
     private struct File: Encodable {
         var version: Version
