@@ -27,6 +27,11 @@ let package = Package(
                 ],
                 swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
         } + [
+            // The firmware's serial parser: the bytes of its command port.
+            .executableTarget(
+                name: "FuzzSerialFrame",
+                dependencies: ["FuzzSupport", .product(name: "HardwareAccess", package: root)],
+                swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
             // hapticd's request path: frames and JSON from a client, handled on the simulated chip.
             .executableTarget(
                 name: "FuzzServiceRequest",

@@ -6,7 +6,8 @@ import HapticChip
 import HapticFeedback
 import HardwareAccess
 
-/// The serial protocol: one command a line, one answer a line (docs/firmware.md lists them).
+/// The serial protocol: one command a frame, one answer a frame (`SerialFrame`: `#ID:LEN:PAYLOAD*CRC`,
+/// the answer with its command's ID; docs/firmware.md lists the commands). The payloads:
 ///
 ///     play NAME          ok play NAME MS       then, when it ends: done NAME
 ///     prepare NAME       ok prepare NAME
@@ -34,7 +35,9 @@ import HardwareAccess
 /// the actuator (`board_fault_stop`), says `error fault ...` and ends the image.
 ///
 /// A refusal is `error KIND text`, KIND one of unknown-command, unknown-feedback, bad-argument,
-/// too-long, chip. The firmware also says on its own when what played ended badly: `error
+/// too-long, chip. A frame refused (its CRC, length or shape wrong, cut short, too long) is never acted on:
+/// `error bad-frame WORD` goes out with ID 0, since its ID cannot be trusted either. The firmware
+/// also says on its own (ID 0) when what played ended badly: `error
 /// playback NAME: text` (the chip failed during it) or `error link-lost text`. Nothing that
 /// plays outlives the link: when something plays and no byte has arrived for the watchdog's
 /// time, the actuator is stopped and `error link-lost` sent.
@@ -70,11 +73,14 @@ final class CommandInterpreter {
     func run() -> Never {
         while true {
             board_watchdog_feed()
-            let input = port.poll()
+            let input = port.poll(nanoseconds: clock.timer.nanoseconds)
             if port.heardFrom { lastHeard = clock.now }
             switch input {
-            case let .line(text): answer(text)
-            case .overlong: port.send("error too-long a command line is at most ", String(SerialPort.lineLimit), " bytes")
+            case let .command(id, text):
+                port.replyID = id
+                answer(text)
+                port.replyID = 0
+            case let .refused(reason): port.send("error bad-frame ", reason.word, ": not acted on")
             case nil: break
             }
             if let event = player.step() { report(event) }

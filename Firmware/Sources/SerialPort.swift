@@ -1,52 +1,70 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Board
+import HardwareAccess
 
-/// Serial port 0, where commands arrive as text lines and answers leave as text lines.
+/// Serial port 0, where commands arrive and answers leave, one `SerialFrame` each: a frame's CRC
+/// and length are checked before anything in it is read, noise between frames is skipped, and a
+/// frame cut short is dropped rather than glued to the next.
 struct SerialPort {
-    /// The longest command line; a longer one is refused whole.
-    static let lineLimit = 240
-    private var pending: [UInt8] = []
-    private var overlong = false
+    private var decoder = SerialFrameDecoder()
 
-    /// A complete line when one has arrived (without its end), or nil; `.overlong` for a line
-    /// that did not fit.
+    /// What arrived: a command and the ID its answer repeats, or a frame refused (answered
+    /// `error bad-frame WORD` with ID 0: nothing of it, its ID included, is trusted).
     enum Input {
-        case line(String)
-        case overlong
+        case command(id: UInt16, text: String)
+        case refused(SerialFrameRefusal)
     }
 
-    /// Whether any byte arrived in this call (the link watchdog's sign of life).
+    /// Whether any byte arrived in this call (the link watchdog's sign of life: noise counts
+    /// too, as a host that still writes).
     private(set) var heardFrom = false
 
-    mutating func poll() -> Input? {
+    /// The ID the frames sent now carry: the command's being answered, 0 for what the firmware
+    /// says unasked (`done`, `error playback`, `error link-lost`, `hello`).
+    var replyID: UInt16 = 0
+
+    /// Bytes skipped outside frames since reset.
+    var skippedBytes: Int { decoder.skippedBytes }
+
+    mutating func poll(nanoseconds: Int64) -> Input? {
         heardFrom = false
         while true {
             let next = board_serial_read(0)
             if next < 0 { return nil }
             heardFrom = true
-            let byte = UInt8(truncatingIfNeeded: next)
-            if byte == 0x0A || byte == 0x0D {
-                defer {
-                    pending.removeAll()
-                    overlong = false
-                }
-                if overlong { return .overlong }
-                if pending.isEmpty { continue }
-                return .line(String(decoding: pending, as: UTF8.self))
+            switch decoder.take(UInt8(truncatingIfNeeded: next), atNanoseconds: nanoseconds) {
+            case let .frame(id, payload)?: return .command(id: id, text: String(decoding: payload, as: UTF8.self))
+            case let .refused(reason)?: return .refused(reason)
+            case nil: continue
             }
-            if pending.count >= Self.lineLimit { overlong = true } else { pending.append(byte) }
         }
     }
 
-    /// Sends `parts` one after the other, then a line end. Parts rather than one interpolated
-    /// string: each interpolation compiles to its own code, and flash is counted.
+    /// Sends `parts` one after the other as one frame with `replyID`. Parts rather than one
+    /// interpolated string: each interpolation compiles to its own code, and flash is counted.
+    /// A payload past `SerialFrame.maximumPayload` is cut there.
     func send(_ parts: String...) {
-        for part in parts {
+        var length = 0
+        for part in parts { length += part.utf8.count }
+        let sent = min(length, SerialFrame.maximumPayload)
+        let header = SerialFrame.header(id: replyID, length: sent)
+        var crc = SerialFrame.crc16(header)
+        var start = SerialFrame.start
+        board_serial_write(0, &start, 1)
+        header.withUnsafeBufferPointer { board_serial_write(0, $0.baseAddress, $0.count) }
+        var left = sent
+        for part in parts where left > 0 {
             var text = part
-            text.withUTF8 { board_serial_write(0, $0.baseAddress, $0.count) }
+            text.withUTF8 { bytes in
+                let count = min(bytes.count, left)
+                let taken = UnsafeBufferPointer(rebasing: bytes[0..<count])
+                crc = SerialFrame.crc16(taken, continuing: crc)
+                board_serial_write(0, taken.baseAddress, count)
+                left -= count
+            }
         }
-        var end: UInt8 = 0x0A
-        board_serial_write(0, &end, 1)
+        let trailer = SerialFrame.trailer(crc: crc)
+        trailer.withUnsafeBufferPointer { board_serial_write(0, $0.baseAddress, $0.count) }
     }
 }

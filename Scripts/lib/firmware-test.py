@@ -137,17 +137,72 @@ def wire_transactions(path):
     return result
 
 
+def crc16(data):
+    """CRC-16/CCITT-FALSE (polynomial 0x1021, initial 0xFFFF): the serial frames' checksum,
+    written here apart from the Swift (SerialFrame) that both ends of the link run."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+assert crc16(b"123456789") == 0x29B1, "CRC-16/CCITT-FALSE's check value"
+
+
+def frame(frame_id, payload):
+    """`#ID:LEN:PAYLOAD*CRC\\n`, as docs/firmware.md defines a frame."""
+    body = f"{frame_id}:{len(payload)}:".encode() + payload
+    return b"#" + body + b"*%04X\n" % crc16(body)
+
+
+FRAME = re.compile(rb"#(\d{1,5}):(\d{1,3}):")
+
+
+def parse_frame(data):
+    """(ID, payload text) of one frame's bytes from its `#` to its line end, or None when its
+    shape, length or CRC is wrong."""
+    match = FRAME.match(data)
+    if not match:
+        return None
+    length = int(match.group(2))
+    payload = data[match.end():match.end() + length]
+    rest = data[match.end() + length:].rstrip(b"\r\n")
+    if len(payload) != length or len(rest) != 5 or rest[:1] != b"*":
+        return None
+    try:
+        crc = int(rest[1:], 16)
+    except ValueError:
+        return None
+    if crc16(data[1:match.end() + length]) != crc:
+        return None
+    return int(match.group(1)), payload.decode(errors="replace")
+
+
+# What the image says unasked, in frames with ID 0.
+UNASKED = ("done ", "hello ", "error playback ", "error link-lost ", "error bad-frame ", "error fault ")
+
+
 class Link:
-    """The command port (a pty, as a board's USB serial port is a tty): lines out, lines in,
-    each read with a deadline."""
+    """The command port (a pty, as a board's USB serial port is a tty): frames out, frames in,
+    each read with a deadline. Every frame from the image must be whole, its CRC right, and an
+    answer must carry its command's ID (what it says unasked, ID 0)."""
 
     def __init__(self, path):
         self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
         tty.setraw(self.fd)
         self.buffer = b""
+        self.sent_id = 0
+        self.last_id = None
 
     def send(self, line):
-        os.write(self.fd, line.encode() + b"\n")
+        self.sent_id = self.sent_id % 65535 + 1
+        os.write(self.fd, frame(self.sent_id, line.encode()))
+
+    def send_raw(self, data):
+        """Bytes as they are: noise, a damaged or a partial frame."""
+        os.write(self.fd, data)
 
     def close(self):
         os.close(self.fd)
@@ -164,13 +219,22 @@ class Link:
                 if not chunk:
                     return None
                 self.buffer += chunk
-        text, self.buffer = self.buffer.split(b"\n", 1)
-        return text.decode(errors="replace")
+        data, self.buffer = self.buffer.split(b"\n", 1)
+        if not data.startswith(b"#"):
+            fail(f"the image sent bytes outside a frame: {data!r}")
+        parsed = parse_frame(data + b"\n")
+        if parsed is None:
+            fail(f"the image sent a damaged frame: {data!r}")
+        self.last_id, text = parsed
+        return text
 
     def expect(self, prefix, timeout=10.0):
         answer = self.line(timeout)
         if answer is None or not answer.startswith(prefix):
             fail(f"expected '{prefix}...', the image answered {answer!r}")
+        wanted = 0 if answer.startswith(UNASKED) else self.sent_id
+        if self.last_id != wanted:
+            fail(f"'{answer}' came with ID {self.last_id}, not {wanted}")
         return answer
 
 
@@ -257,8 +321,10 @@ def trap_stop(elf, machine, model, bridge_socket, wire_trace, bridge_trace):
     finally:
         halt(qemu, server)
     # The fault line as the image sent it (from QEMU's copy: the pty closes with the image).
-    with open(command_log, errors="replace") as handle:
-        fault = next((line.strip() for line in handle if line.startswith("error fault")), "")
+    # It is a frame (ID 0) whose CRC must hold: the handler's text is a constant made by hand.
+    with open(command_log, "rb") as handle:
+        frames = [parse_frame(line) for line in handle.read().split(b"\n") if line.startswith(b"#")]
+    fault = next((text for parsed in frames if parsed for frame_id, text in [parsed] if frame_id == 0 and text.startswith("error fault")), "")
     bridged = len(bridge_transactions(bridge_trace))
     # The wire carries every bridged transaction first (mirrored), then what the handler wrote.
     after = [(address, data) for address, data in wire_transactions(wire_trace)[bridged:]]
@@ -420,6 +486,29 @@ def main():
         refusal = link.expect("error unknown-feedback")
         link.send("frobnicate")
         unknown = link.expect("error unknown-command")
+        # The link's frames. Noise between frames is skipped; a frame damaged on the way (one bit of
+        # `play impact-heavy` flipped) is refused with ID 0 and nothing of it is done; a frame cut
+        # short by the next and one that pauses past 100 ms are dropped, not glued to what
+        # follows; after each, the next frame is answered with its own ID.
+        before_frames = len(bridge_transactions(bridge_trace))
+        link.send_raw(b"\x00\xffnoise\r\n*7:12:")
+        link.send("ping")
+        frame_answers = [link.expect("ok ping")]
+        damaged = bytearray(frame(link.sent_id + 1, b"play impact-heavy"))
+        damaged[12] ^= 0x01
+        link.send_raw(bytes(damaged))
+        frame_answers.append(link.expect("error bad-frame checksum"))
+        link.send_raw(frame(link.sent_id + 1, b"play impact-heavy")[:9])
+        link.send("ping")
+        frame_answers += [link.expect("error bad-frame cut"), link.expect("ok ping")]
+        paused = frame(link.sent_id + 1, b"play impact-heavy")
+        link.send_raw(paused[:9])
+        time.sleep(0.3)
+        link.send_raw(paused[9:])
+        frame_answers.append(link.expect("error bad-frame timed-out"))
+        link.send("status")
+        after_frames = link.expect("ok status")
+        frames_drove = [t for t in bridge_transactions(bridge_trace)[before_frames:] if t[1] == "W"]
         # Bad pattern uploads: each refused with its kind; none crashes the image or plays.
         bad_uploads = [
             ("start", "error bad-argument"),  # nothing rendered yet
@@ -700,6 +789,9 @@ def main():
          f"(OUTENSET 0x10 pins 0 and 1, DATAOUT 0x4 both low), none before ({len(trap[4])})",
          not trap[4] and {(0x10, 0x1), (0x10, 0x2)} <= set(trap[5]) and [v for o, v in trap[5] if o == 0x4][-2:] == [0, 0]),
         ("refusals typed", refusal.startswith("error unknown-feedback") and unknown.startswith("error unknown-command")),
+        (f"frames: noise skipped, a damaged, a cut and a paused 'play impact-heavy' refused ({'; '.join(frame_answers[i] for i in (1, 2, 4))}), each next frame answered; "
+         f"nothing written to the chip meanwhile ({len(frames_drove)} writes), nothing playing",
+         len(frame_answers) == 5 and not frames_drove and "playing=-" in after_frames),
         (f"bad pattern and sequence uploads refused by kind ({len(upload_answers)} lines, {len(upload_wrong)} answered otherwise), the image answers after them and plays nothing",
          not upload_wrong and "playing=-" in after_uploads),
         (f"haptic --device serial: status, play success (exit {cli['play success'][0]}), stop: exit 0",

@@ -151,7 +151,7 @@ extension CLIError {
         switch error {
         case let .link(serial):
             return CLIError(error.description, exitCode: serial.kind == .permissionDenied ? CLIError.permission : CLIError.unavailable)
-        case .noAnswer: return CLIError(error.description, exitCode: CLIError.unavailable)
+        case .noAnswer, .garbled: return CLIError(error.description, exitCode: CLIError.unavailable)
         case let .refused(kind, _):
             return CLIError(error.description, exitCode: ["unknown-feedback", "bad-argument", "too-long"].contains(kind) ? CLIError.dataError : CLIError.runtime)
         }

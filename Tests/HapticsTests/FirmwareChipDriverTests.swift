@@ -15,6 +15,7 @@ final class LockedFirmwareLine: SerialLine, @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
     private var inbound: [UInt8] = []
+    private var frames = FirmwareFrames()
     private let respond: (String) -> [String]
     init(respond: @escaping (String) -> [String]) { self.respond = respond }
 
@@ -22,15 +23,15 @@ final class LockedFirmwareLine: SerialLine, @unchecked Sendable {
 
     func write(_ bytes: [UInt8]) throws(SerialError) {
         lock.withLock {
-            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-                lines.append(String(line))
-                for answer in respond(String(line)) { inbound += Array((answer + "\r\n").utf8) }
+            for (id, command) in frames.commands(in: bytes, refusals: &inbound) {
+                lines.append(command)
+                for answer in respond(command) { inbound += FirmwareFrames.answer(answer, to: id) }
             }
         }
     }
 
-    /// A line the firmware sends on its own (a `hello` after a reset).
-    func arrive(_ text: String) { lock.withLock { inbound += Array((text + "\r\n").utf8) } }
+    /// A payload the firmware sends on its own (a `hello` after a reset).
+    func arrive(_ text: String) { lock.withLock { inbound += FirmwareFrames.unasked(text) } }
 
     func read(timeout: Duration) throws(SerialError) -> [UInt8] {
         lock.withLock {

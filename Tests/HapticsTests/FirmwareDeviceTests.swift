@@ -5,19 +5,29 @@ import Testing
 
 @testable import Haptics
 
-/// A serial line with a scripted firmware at the other end: each command line written gets the
-/// answers `respond` gives, read back in chunks as a UART delivers them.
+/// A serial line with a scripted firmware at the other end: each command framed and written gets
+/// the answers `respond` gives, framed as Firmware/ frames them, read back in chunks as a UART
+/// delivers them. `damage` changes the bytes of the answers on their way back (noise).
 final class ScriptedFirmwareLine: SerialLine {
     let name = "scripted"
     var written: [String] = []
     var inbound: [UInt8] = []
+    var frames = FirmwareFrames()
+    var damage: (inout [UInt8]) -> Void = { _ in }
+    /// Changes the host's bytes on their way to the firmware (noise), before it decodes them.
+    var damageOutgoing: (inout [UInt8]) -> Void = { _ in }
     let respond: (String) -> [String]
     init(respond: @escaping (String) -> [String]) { self.respond = respond }
 
     func write(_ bytes: [UInt8]) throws(SerialError) {
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            written.append(String(line))
-            for answer in respond(String(line)) { inbound += Array((answer + "\r\n").utf8) }
+        var bytes = bytes
+        damageOutgoing(&bytes)
+        for (id, command) in frames.commands(in: bytes, refusals: &inbound) {
+            written.append(command)
+            var answers: [UInt8] = []
+            for answer in respond(command) { answers += FirmwareFrames.answer(answer, to: id) }
+            damage(&answers)
+            inbound += answers
         }
     }
 
@@ -96,6 +106,70 @@ final class ScriptedFirmwareLine: SerialLine {
         let device = FirmwareDevice(line: line)
         device.answerTimeout = .milliseconds(50)
         #expect(throws: FirmwareDeviceError.noAnswer(port: "scripted", waitingFor: "stop")) { try device.stop() }
+    }
+
+    /// Noise between the firmware's frames is skipped: the answer is still found.
+    @Test func noiseBetweenFramesIsSkipped() throws {
+        let line = ScriptedFirmwareLine { command in command == "play success" ? ["ok play success 190", "done success"] : [] }
+        line.damage = { bytes in bytes = Array("\0\u{7F}garbage\r\n*12:".utf8) + bytes + Array("~~\n".utf8) }
+        let device = FirmwareDevice(line: line)
+        #expect(try device.playAndWait(.notification(.success)) == .milliseconds(190))
+    }
+
+    /// An answer damaged on the way (one bit of its payload flipped: "ok play" could have become
+    /// anything) is never taken for the answer, and the command is not sent again.
+    @Test func aDamagedAnswerFailsTheRequestOnce() {
+        let line = ScriptedFirmwareLine { command in command == "play success" ? ["ok play success 190"] : [] }
+        line.damage = { bytes in bytes[9] ^= 0x04 }
+        let device = FirmwareDevice(line: line)
+        do {
+            _ = try device.start(.notification(.success))
+            Issue.record("a damaged answer was taken")
+        } catch {
+            guard case .garbled = error else {
+                Issue.record("wrong error: \(error)")
+                return
+            }
+            #expect(error.description.contains("noise on the line"))
+        }
+        #expect(line.written == ["play success"])
+    }
+
+    /// A command the firmware received damaged is answered `error bad-frame` (ID 0) and not
+    /// acted on; the request fails at once with that, not after the answer's timeout.
+    @Test func aCommandDamagedOnTheWayFailsAtOnce() {
+        let line = ScriptedFirmwareLine { _ in ["ok play success 190"] }
+        line.damageOutgoing = { bytes in bytes[8] ^= 0x01 }
+        let device = FirmwareDevice(line: line)
+        device.answerTimeout = .seconds(30)
+        let started = ContinuousClock.now
+        do {
+            _ = try device.start(.notification(.success))
+            Issue.record("a command the firmware refused was taken as played")
+        } catch {
+            guard case let .garbled(_, detail) = error else {
+                Issue.record("wrong error: \(error)")
+                return
+            }
+            #expect(detail.contains("received a damaged frame (checksum: not acted on)"))
+        }
+        #expect(line.written.isEmpty, "the firmware acted on a damaged command")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    /// A late answer to an earlier request (its ID) is not the answer to this one, though its
+    /// text would match: the request waits for its own.
+    @Test func aLateAnswerIsNotTakenForTheNextRequests() throws {
+        // This firmware answers nothing itself: the answers are placed on the line below.
+        let line = ScriptedFirmwareLine { _ in [] }
+        let device = FirmwareDevice(line: line)
+        device.answerTimeout = .milliseconds(30)
+        #expect(throws: FirmwareDeviceError.noAnswer(port: "scripted", waitingFor: "play success")) { try device.start(.notification(.success)) }
+        // The first request's answer arrives late, then the second's.
+        line.inbound += SerialFrame.encode(id: 1, payload: Array("ok play success 190".utf8))
+        line.inbound += SerialFrame.encode(id: 2, payload: Array("ok play success 250".utf8))
+        device.answerTimeout = .seconds(2)
+        #expect(try device.start(.notification(.success)) == .milliseconds(250))
     }
 
     @Test func patternLevelsAreSentAsClampedPercents() throws {

@@ -29,7 +29,7 @@ extension FirmwareDevice {
         return ActuatorAnswer(type: words.count > 2 ? words[2] : "?", loop: field("loop") ?? "?", calibrated: field("calibrated") == "yes")
     }
 
-    /// Hands every line that has already arrived, and is not an answer to anything, to
+    /// Hands every payload that has already arrived, and is not an answer to anything, to
     /// `unsolicited`, without waiting: what a caller checks before a request whose meaning the
     /// firmware's state changes (a `hello` after the board was reset).
     func takeArrivedLines() throws(FirmwareDeviceError) {
@@ -42,9 +42,12 @@ extension FirmwareDevice {
                     throw .link(error)
                 }
                 if arrived.isEmpty { break }
-                appendPending(arrived)
+                appendReceived(arrived)
             }
-            while let next = takePendingLine() { unsolicited(next) }
+            // Unasked payloads (ID 0) only: answers to earlier requests are late and dropped.
+            while let next = takeReceived() {
+                if case let .frame(0, text) = next { unsolicited(text) }
+            }
         }
     }
 }

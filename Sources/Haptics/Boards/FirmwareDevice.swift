@@ -5,8 +5,12 @@ import HardwareAccess
 
 /// A microcontroller running the project's firmware (Firmware/), reached over a serial line:
 /// it plays feedbacks and patterns itself, in real time on its own timer, and this side asks by
-/// name. The protocol is a line a command, a line an answer (docs/firmware.md):
-/// `play NAME` is answered `ok play NAME MS` at once and `done NAME` when it ended.
+/// name. The protocol is a frame a command, a frame an answer (`SerialFrame`, docs/firmware.md):
+/// `play NAME` is answered `ok play NAME MS` at once, in a frame with the request's ID, and
+/// `done NAME` when it ended, in a frame with ID 0 (said unasked). An answer is matched to its
+/// request by ID, so a late answer to an earlier request is never taken for this one; a frame
+/// damaged on the way, either way, fails the request (`garbled`): it is never retried, since a
+/// command the firmware did act on must not play twice.
 ///
 /// It is also a `FeedbackTarget`: an app's generators play on the microcontroller with
 /// `FeedbackTargets.service = FirmwareDevice(line: ...)`. Requests are serialised by a lock, so
@@ -36,12 +40,22 @@ public final class FirmwareDevice: @unchecked Sendable {
     /// long sequence or pattern is not stopped for a quiet host.
     public var keepAlive: Duration = .milliseconds(500)
     public let line: any SerialLine
-    private var pending: [UInt8] = []
+    /// Frames (and refusals) decoded from what arrived, not yet taken.
+    private var received: [Received] = []
+    private var decoder = SerialFrameDecoder()
+    /// The last request's ID (1...65535, then 1 again; 0 is the firmware's own).
+    private var lastRequestID: UInt16 = 0
+
+    /// What arrived: a frame's ID and payload, or a frame refused on arrival.
+    enum Received: Equatable {
+        case frame(id: UInt16, text: String)
+        case refused(SerialFrameRefusal)
+    }
 
     /// One request at a time on the line.
     private let lock = NSLock()
 
-    /// Called with each line that is not the answer awaited (a `done` of what played before, an
+    /// Called with each payload the firmware sent unasked, ID 0 (a `done` of what played before, an
     /// `error playback` or `error link-lost` the firmware sent on its own), under the request's lock:
     /// how `FirmwareChipDriver` learns that playback ended. It must not call this device.
     var unsolicited: (String) -> Void = { _ in }
@@ -269,18 +283,38 @@ public final class FirmwareDevice: @unchecked Sendable {
     /// Sends `command` and returns the first answer line; a refusal (`error KIND ...`) is thrown.
     /// `timeout`: how long the answer may take (`answerTimeout` unless said).
     func request(_ command: String, expecting prefix: String, within timeout: Duration? = nil) throws(FirmwareDeviceError) -> String {
+        let id = try write(command)
+        // What the firmware said unasked goes to `unsolicited`; a late answer to an earlier
+        // request (another ID) is dropped.
+        while true {
+            let answer = try nextFrame(within: timeout ?? answerTimeout, waitingFor: command)
+            if answer.id == id {
+                if answer.text.hasPrefix(prefix) { return answer.text }
+                if answer.text.hasPrefix("error ") { throw Self.refusal(answer.text) }
+                throw .refused(kind: "protocol", message: "'\(answer.text)' in answer to '\(command)'")
+            }
+            if answer.id == 0 { try heardUnasked(answer.text, waitingFor: command) }
+        }
+    }
+
+    /// Sends `command` in a frame of its own with the next request ID; returns the ID.
+    private func write(_ command: String) throws(FirmwareDeviceError) -> UInt16 {
+        lastRequestID = lastRequestID == UInt16.max ? 1 : lastRequestID + 1
         do {
-            try line.write(Array((command + "\n").utf8))
+            try line.write(SerialFrame.encode(id: lastRequestID, payload: Array(command.utf8)))
         } catch {
             throw .link(error)
         }
-        // Lines that are not the answer (a `done` of an earlier feedback) are skipped.
-        while true {
-            let answer = try nextLine(within: timeout ?? answerTimeout, waitingFor: command)
-            if answer.hasPrefix(prefix) { return answer }
-            if answer.hasPrefix("error ") && !Self.isUnsolicited(answer) { throw Self.refusal(answer) }
-            unsolicited(answer)
+        return lastRequestID
+    }
+
+    /// A payload with ID 0: the firmware refusing a frame that reached it damaged (what was being
+    /// sent, most likely: it was not acted on) fails the request; anything else is unsolicited.
+    private func heardUnasked(_ text: String, waitingFor what: String) throws(FirmwareDeviceError) {
+        if text.hasPrefix("error bad-frame ") {
+            throw .garbled(port: line.name, detail: "the firmware received a damaged frame (\(text.dropFirst("error bad-frame ".count))) while this waited for \(what)")
         }
+        unsolicited(text)
     }
 
     /// Waits for `done NAME`, sending `ping` after each `keepAlive` of silence meanwhile.
@@ -288,52 +322,59 @@ public final class FirmwareDevice: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
-            let answer: String
+            let answer: (id: UInt16, text: String)
             do {
-                answer = try nextLine(within: min(keepAlive, max(.zero, clock.now.duration(to: deadline))), waitingFor: "the end of \(name)")
+                answer = try nextFrame(within: min(keepAlive, max(.zero, clock.now.duration(to: deadline))), waitingFor: "the end of \(name)")
             } catch {
                 guard case .noAnswer = error, clock.now < deadline else { throw error }
-                do {
-                    try line.write(Array("ping\n".utf8))
-                } catch {
-                    throw .link(error)
-                }
+                // The ping's answer ("ok ping", its own ID) is dropped below.
+                _ = try write("ping")
                 continue
             }
-            if answer == "done \(name)" { return }
-            if answer.hasPrefix("error ") { throw Self.refusal(answer) }
-            if answer != "ok ping" { unsolicited(answer) }
+            guard answer.id == 0 else { continue }
+            if answer.text == "done \(name)" { return }
+            if answer.text.hasPrefix("error ") && !answer.text.hasPrefix("error bad-frame ") { throw Self.refusal(answer.text) }
+            try heardUnasked(answer.text, waitingFor: "the end of \(name)")
         }
     }
 
-    func nextLine(within timeout: Duration, waitingFor what: String) throws(FirmwareDeviceError) -> String {
+    /// The next frame that arrives within `timeout`; a frame that arrived damaged fails the wait
+    /// (it may have been the answer: what the firmware did is then unknown).
+    func nextFrame(within timeout: Duration, waitingFor what: String) throws(FirmwareDeviceError) -> (id: UInt16, text: String) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
-            if let line = takePendingLine() { return line }
+            if let next = takeReceived() {
+                switch next {
+                case let .frame(id, text): return (id, text)
+                case let .refused(reason):
+                    throw .garbled(port: line.name, detail: "a frame from the firmware arrived damaged (\(reason.word)) while this waited for \(what)")
+                }
+            }
             let left = clock.now.duration(to: deadline)
             guard left > .zero else { throw .noAnswer(port: line.name, waitingFor: what) }
             do {
-                pending += try line.read(timeout: left)
+                appendReceived(try line.read(timeout: left))
             } catch {
                 throw .link(error)
             }
         }
     }
 
-    /// The next complete, non-empty line received (its `\r` dropped), if one is there.
-    func takePendingLine() -> String? {
-        while let end = pending.firstIndex(of: 0x0A) {
-            let text = String(decoding: pending[..<end], as: UTF8.self)
-            pending.removeSubrange(...end)
-            let trimmed = text.hasSuffix("\r") ? String(text.dropLast()) : text
-            if !trimmed.isEmpty { return trimmed }
-        }
-        return nil
-    }
+    /// The oldest frame or refusal decoded and not yet taken.
+    func takeReceived() -> Received? { received.isEmpty ? nil : received.removeFirst() }
 
-    /// Keeps bytes read outside `nextLine` for the lines after.
-    func appendPending(_ bytes: [UInt8]) { pending += bytes }
+    /// Decodes bytes read from the line, in order, dated now (for the frame's pause limit).
+    func appendReceived(_ bytes: [UInt8]) {
+        let now = Int64(clamping: DispatchTime.now().uptimeNanoseconds)
+        for byte in bytes {
+            switch decoder.take(byte, atNanoseconds: now) {
+            case let .frame(id, payload)?: received.append(.frame(id: id, text: String(decoding: payload, as: UTF8.self)))
+            case let .refused(reason)?: received.append(.refused(reason))
+            case nil: break
+            }
+        }
+    }
 
     /// The `pattern` command for `levels` (-1...1, clamped; a level that is not a number is 0),
     /// sent in whole percent, one every `tickMilliseconds`.
@@ -344,13 +385,6 @@ public final class FirmwareDevice: @unchecked Sendable {
     /// The port of a `serial:PORT` device (`--device serial:/dev/ttyACM0`), nil for any other.
     public static func port(inDevice device: String) -> String? {
         device.hasPrefix("serial:") ? String(device.dropFirst("serial:".count)) : nil
-    }
-
-    /// Whether `line` is an error the firmware sends on its own about what was playing (`error
-    /// playback NAME: ...` when the chip failed during it, `error link-lost ...` when the link
-    /// watchdog stopped it), rather than a command's refusal.
-    static func isUnsolicited(_ line: String) -> Bool {
-        line.hasPrefix("error playback ") || line.hasPrefix("error link-lost ")
     }
 
     /// `error KIND text` as a typed refusal.
@@ -409,6 +443,9 @@ public enum FirmwareDeviceError: Error, Sendable, Equatable, CustomStringConvert
     case link(SerialError)
     /// Nothing (or nothing sensible) came back in time.
     case noAnswer(port: String, waitingFor: String)
+    /// A frame was damaged on the line, one way or the other: what the request did is unknown,
+    /// and it is not sent again (a command acted on must not run twice).
+    case garbled(port: String, detail: String)
     /// The firmware refused: `kind` is its error kind (unknown-feedback, chip, link-lost, ...).
     case refused(kind: String, message: String)
 
@@ -418,6 +455,9 @@ public enum FirmwareDeviceError: Error, Sendable, Equatable, CustomStringConvert
         case let .noAnswer(port, what):
             return
                 "no answer from the firmware on \(port) while waiting for \(what). Hint: check that the board runs the haptics firmware (its serial port prints 'hello haptics-firmware' at reset) and that no other program has the port open"
+        case let .garbled(port, detail):
+            return
+                "the serial line on \(port) damaged a frame: \(detail). Hint: noise on the line; check the cable (short, shielded, its ground connected) and the baud rate, and that no other program writes to the port"
         case let .refused(kind, message):
             let hint: String
             switch kind {
