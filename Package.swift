@@ -4,6 +4,8 @@
 // The haptics stack for Linux single-board computers with a TI DRV2605/DRV2605L.
 // Layers (imports point down only):
 //   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HapticChip (the chip-neutral driver API)  ->  HardwareAccess
+//   haptic, hapticd  ->  ChipFamilies (the DA7280's family), FirmwareLink (the microcontroller link)  ->  Haptics:
+//     Haptics and HapticsService import neither (Scripts/layering-check)
 //   Haptics  ->  HapticFeedback (the feedback table), HapticPatterns (the pattern model, its renderer): firmware builds them too
 //   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
 //   hapticd  ->  FeedbackdDBus (feedbackd's D-Bus API through sd-bus)  ->  HapticsService, CSystemd
@@ -42,6 +44,7 @@ let package = Package(
     products: [
         .library(name: "Haptics", targets: ["Haptics"]),
         .library(name: "ChipFamilies", targets: ["ChipFamilies"]),
+        .library(name: "FirmwareLink", targets: ["FirmwareLink"]),
         .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
         .library(name: "HapticPatterns", targets: ["HapticPatterns"]),
@@ -121,6 +124,13 @@ let package = Package(
         // The chip families beside the DRV2605, each through HapticChipFamily: a new one is added
         // here, not in Haptics.
         .target(name: "ChipFamilies", dependencies: ["Haptics", "DA7280", "HapticChip", "HardwareAccess"], swiftSettings: strict),
+        // The host's side of the microcontroller link (the firmware's serial protocol, its chip
+        // driver and actuator, an engine on it): beside the chip families, not in Haptics.
+        .target(
+            name: "FirmwareLink",
+            dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .target(
             name: "HapticsSimulation",
             dependencies: ["Haptics", "ChipFamilies", "DRV2605", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
@@ -129,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "ChipFamilies", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
+                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
                 "HapticsService", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
@@ -165,7 +175,8 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "FeedbackdDBus", "Haptics", "ChipFamilies", "DRV2605", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio", "LinuxAudio",
+                "HapticsService", "FeedbackdDBus", "Haptics", "ChipFamilies", "FirmwareLink", "DRV2605", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio",
+                "LinuxAudio",
                 "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess",
+                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "DRV2605Simulator", "DA7280Simulator",
+                "HardwareAccess",
                 "HardwareAccessTesting",
                 "HardwareSimulation", "Audio", .product(name: "Logging", package: "swift-log")
             ],

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import DRV2605
+import FirmwareLink
 import Foundation
 import Haptics
 import HapticsService

@@ -5,6 +5,7 @@ import Audio
 import ChipFamilies
 import DRV2605
 import FeedbackdDBus
+import FirmwareLink
 import Foundation
 import Haptics
 import HapticsService

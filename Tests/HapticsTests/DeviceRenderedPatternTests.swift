@@ -6,6 +6,7 @@ import HapticChip
 import HardwareAccess
 import Testing
 
+@testable import FirmwareLink
 @testable import Haptics
 
 /// The pattern player on a device that renders patterns itself (the haptics firmware): the

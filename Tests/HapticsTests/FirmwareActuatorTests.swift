@@ -3,6 +3,7 @@
 import DRV2605
 import Testing
 
+@testable import FirmwareLink
 @testable import Haptics
 
 /// What `haptic --device serial: --actuator` / `--board` tells the firmware: the actuator's

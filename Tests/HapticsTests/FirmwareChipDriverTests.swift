@@ -6,6 +6,7 @@ import HapticChip
 import HardwareAccess
 import Testing
 
+@testable import FirmwareLink
 @testable import Haptics
 
 /// A firmware at the end of a serial line that answers like Firmware/'s command interpreter,

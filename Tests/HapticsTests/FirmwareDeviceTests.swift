@@ -3,6 +3,7 @@
 import HardwareAccess
 import Testing
 
+@testable import FirmwareLink
 @testable import Haptics
 
 /// A serial line with a scripted firmware at the other end: each command framed and written gets

@@ -23,7 +23,9 @@ import Testing
     @Test func theChecksumIsCRC16CCITTFalse() {
         // The catalogue's check value: CRC-16/CCITT-FALSE of "123456789" is 0x29B1.
         #expect(SerialFrame.crc16(Array("123456789".utf8)) == 0x29B1)
-        #expect(SerialFrame.encode(id: 7, payload: Array("play click".utf8)) == Array("#7:10:play click".utf8) + SerialFrame.trailer(crc: SerialFrame.crc16(Array("7:10:play click".utf8))))
+        #expect(
+            SerialFrame.encode(id: 7, payload: Array("play click".utf8)) == Array("#7:10:play click".utf8)
+                + SerialFrame.trailer(crc: SerialFrame.crc16(Array("7:10:play click".utf8))))
     }
 
     @Test func whatIsSentIsWhatIsTaken() {

@@ -54,7 +54,8 @@ private func independentlyRead(_ raw: [UInt8]) -> (id: UInt16, payload: [UInt8])
     if body.last == 0x0D { body = body.dropLast() }
     let colons = body.indices.filter { body[$0] == 0x3A }
     guard colons.count >= 2 else { return nil }
-    let idText = body[body.startIndex..<colons[0]], lengthText = body[(colons[0] + 1)..<colons[1]]
+    let idText = body[body.startIndex..<colons[0]]
+    let lengthText = body[(colons[0] + 1)..<colons[1]]
     func value(_ digits: ArraySlice<UInt8>) -> Int? {
         guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }

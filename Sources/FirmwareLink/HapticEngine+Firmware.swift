@@ -2,6 +2,7 @@
 
 import DRV2605
 import HapticChip
+import Haptics
 import HardwareAccess
 import Logging
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Haptics
 import HardwareAccess
 
 /// A microcontroller running the project's firmware (Firmware/), reached over a serial line:

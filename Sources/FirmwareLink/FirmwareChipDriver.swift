@@ -4,6 +4,7 @@ import DRV2605
 import Dispatch
 import Foundation
 import HapticChip
+import Haptics
 import HardwareAccess
 
 /// The chip on a microcontroller that runs the haptics firmware (Firmware/), driven through its

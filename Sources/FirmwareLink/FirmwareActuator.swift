@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import Haptics
 
 /// The actuator wired to the firmware's chip, as the host tells it (`actuator ...`): the
 /// firmware keeps nothing across a reset and starts with the common breakout's coin LRA, so a
