@@ -9,20 +9,33 @@ import HardwareAccess
 /// the themes users already edit for feedbackd (per-device durations, custom `x-` events, which
 /// events buzz in quiet) decide what hapticd plays for each event.
 ///
-/// Read as feedbackd 0.8 reads it (its `doc/feedback-themes.rst` and `data/default.json`):
-/// - `VibraRumble`: `duration` and `pause` in ms, `count`, `magnitude` 0.0-1.0 (full when absent).
-/// - `VibraPeriodic`: `duration` ms, `magnitude` 0.0-1.0, `fade-in-level` 0.0-1.0 and
-///   `fade-in-time` ms, played as ff-memless plays the periodic effect feedbackd uploads: an
-///   absent or zero fade-in level is the magnitude (no fade), an absent or zero fade-in time the
-///   whole duration.
-/// - `VibraPattern`: `magnitudes` 0.0-1.0 with `durations` in ms.
+/// Read as feedbackd 0.8.2 (Debian 13's) reads and plays it, from its sources
+/// (`src/fbd-feedback-*.c`, `src/fbd-dev-vibra.c`), not from its documentation alone:
+/// - A theme without `profiles`, or a part without `feedbacks`, has none: the published device
+///   themes `oneplus,enchilada` and `xiaomi,beryllium` are a name and a parent, nothing more.
+/// - `VibraRumble`: `duration` (the whole feedback, 1000 ms when absent), `count` rumbles (1),
+///   `pause` between them (0 ms), `magnitude` 0.0-1.0 (0.5 when absent). Each rumble lasts
+///   `duration / count - pause` ms (whole ms), one every rumble and pause; when that is not
+///   positive, one rumble of 1000 ms. A magnitude outside 0.0-1.0 leaves feedbackd's default, 0.5
+///   (GObject refuses a value out of the property's range), and is named in `warnings`.
+/// - `VibraPeriodic`: `duration` (1000 ms), `magnitude` (0.5), `fade-in-level` (0.0) and
+///   `fade-in-time` (500 ms), uploaded as a sine with an attack from the fade-in level to the
+///   magnitude over the fade-in time and a replay delay of 200 ms, and stopped `duration` after
+///   it was played: what ff-memless makes of that is what plays (silent for 200 ms, then the
+///   attack). Before 0.8 a zero fade-in level meant none; feedbackd 0.8 fades in from 0.
+/// - `VibraPattern`: `magnitudes` with `durations` in ms, each magnitude clamped to 0.0-1.0.
 /// - `Sound`: `effect`, a freedesktop sound theme's event name, and `media-role`.
-/// - `Led`: kept (it decides that the event is the theme's) but not played: hapticd drives an
-///   actuator and a speaker. Named in `skipped`.
+/// - `Led`, `Dummy`, and a `type` feedbackd does not know (it makes a Dummy of it): kept (the
+///   event is the theme's) but not played. Named in `skipped`; an unknown type in `warnings` too.
+/// - Two feedbacks for one event in a part: the later one is kept, as feedbackd's table keeps it,
+///   and named in `warnings`.
+/// - Strength: feedbackd sets its vibrator's master gain (FF_GAIN) to 75 % (`fbd-dev-vibra.c`),
+///   so every vibration here plays at `deviceGain` of its magnitude, as feedbackd's does on the
+///   same vibrator.
 ///
-/// Themes written for feedbackd before 0.8 give magnitudes and fade-in levels as integers of
-/// 0-0xFFFF; as in feedbackd, a value above 1 is read that way (65535 is 1.0) and named in
-/// `warnings`, so an old theme plays as it did rather than at full strength.
+/// Themes written for feedbackd before 0.8 give a periodic's magnitude and fade-in level as
+/// integers of 0-0xFFFF; as in feedbackd, such a value above 1 is read that way (65535 is 1.0)
+/// and named in `warnings`.
 ///
 /// Profiles stack as feedbackd's theme specification says: `full` uses the full, quiet and silent
 /// parts, `quiet` the quiet and silent ones, `silent` only its own. Each part holds at most one
@@ -95,8 +108,13 @@ public struct FeedbackdTheme: Sendable, Equatable {
             parentName = parent
         default: throw LoadError(file: file, detail: "'parent-name' must be a theme's name (a non-empty string)")
         }
-        guard let profiles = root["profiles"] as? [[String: Any]] else {
-            throw LoadError(file: file, detail: "'profiles' must be a list of objects")
+        // Absent or null: no profiles (feedbackd's default for the property), as in the device
+        // themes that only name their parent.
+        let profiles: [[String: Any]]
+        switch root["profiles"] {
+        case nil, is NSNull: profiles = []
+        case let list as [[String: Any]]: profiles = list
+        default: throw LoadError(file: file, detail: "'profiles' must be a list of objects")
         }
         var parts: [FeedbackProfile: [String: Entry]] = [:]
         var warnings: [String] = []
@@ -107,8 +125,11 @@ public struct FeedbackdTheme: Sendable, Equatable {
             guard parts[profile] == nil else {
                 throw LoadError(file: file, detail: "profiles[\(index)]: a second '\(partName)' part")
             }
-            guard let feedbacks = part["feedbacks"] as? [[String: Any]] else {
-                throw LoadError(file: file, detail: "profiles[\(index)] (\(partName)): 'feedbacks' must be a list of objects")
+            let feedbacks: [[String: Any]]
+            switch part["feedbacks"] {
+            case nil, is NSNull: feedbacks = []
+            case let list as [[String: Any]]: feedbacks = list
+            default: throw LoadError(file: file, detail: "profiles[\(index)] (\(partName)): 'feedbacks' must be a list of objects")
             }
             var entries: [String: Entry] = [:]
             for (position, entry) in feedbacks.enumerated() {
@@ -119,8 +140,8 @@ public struct FeedbackdTheme: Sendable, Equatable {
                 guard let type = entry["type"] as? String else {
                     throw LoadError(file: file, detail: "\(place) (\(event)): 'type' must be a string")
                 }
-                guard entries[event] == nil else {
-                    throw LoadError(file: file, detail: "\(place) (\(event)): a second feedback for the event in the \(partName) part")
+                if entries[event] != nil {
+                    warnings.append("\(place) (\(event)): a second feedback for the event in the \(partName) part: this one is kept, as feedbackd keeps it")
                 }
                 do {
                     var reader = EntryReader(entry: entry)
@@ -191,6 +212,15 @@ public struct FeedbackdTheme: Sendable, Equatable {
     /// Longest vibration a theme entry may ask for.
     static let maximumSeconds = 30.0
 
+    /// feedbackd's duration of a vibration that gives none (FBD_FEEDBACK_VIBRA_DEFAULT_DURATION).
+    static let defaultMilliseconds = 1000.0
+    /// The replay delay feedbackd gives a periodic effect.
+    static let periodicDelayMilliseconds: Int64 = 200
+
+    /// feedbackd's master gain on its vibrator (`FF_GAIN` 0xC000 of 0xFFFF): what every magnitude
+    /// is scaled by before it reaches the actuator.
+    public static let deviceGain = Double(0xC000) / Double(0xFFFF)
+
     private struct EntryError: Error {
         var detail: String
     }
@@ -210,6 +240,18 @@ public struct FeedbackdTheme: Sendable, Equatable {
             }
             guard let value = raw as? NSNumber, String(cString: value.objCType) != "c", case let number = value.doubleValue, number.isFinite, range.contains(number) else {
                 throw EntryError(detail: "'\(key)' must be a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+            }
+            return number
+        }
+
+        /// A level 0.0-1.0 of a property that has no legacy reading (a rumble's magnitude): a
+        /// value outside is refused by GObject in feedbackd, which keeps the default.
+        mutating func rangedLevel(_ key: String, default value: Double) throws(EntryError) -> Double {
+            guard entry[key] != nil else { return value }
+            let number = try self.number(key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+            guard (0...1).contains(number) else {
+                warnings.append("'\(key)' \(Self.format(number)) is outside 0.0-1.0: feedbackd keeps its default, \(Self.format(value))")
+                return value
             }
             return number
         }
@@ -249,32 +291,49 @@ public struct FeedbackdTheme: Sendable, Equatable {
                 guard entry["color"] is String else { throw EntryError(detail: "needs 'color': red, green, blue, white or #RRGGBB") }
                 _ = try number("frequency", in: 0...Double(Int32.max), default: 0)
                 return .unplayed(type: type)
+            case "Dummy":
+                return .unplayed(type: type)
             case "VibraRumble":
-                let duration = try number("duration", in: milliseconds) / 1000
-                let pause = try number("pause", in: milliseconds, default: 0) / 1000
-                let count = Int(try number("count", in: 1...100, default: 1))
-                let magnitude = try level("magnitude", default: 1)
-                guard Double(count) * duration + Double(count - 1) * pause <= FeedbackdTheme.maximumSeconds else {
-                    throw EntryError(detail: "plays over \(Int(FeedbackdTheme.maximumSeconds)) s")
+                // fbd-feedback-vibra-rumble.c: the duration is the whole feedback's.
+                let duration = Int(try number("duration", in: milliseconds, default: FeedbackdTheme.defaultMilliseconds))
+                var pause = Int(try number("pause", in: milliseconds, default: 0))
+                var count = Int(try number("count", in: 1...100, default: 1))
+                let magnitude = try rangedLevel("magnitude", default: 0.5)
+                var rumble = duration / count - pause
+                if rumble <= 0 {
+                    rumble = Int(FeedbackdTheme.defaultMilliseconds)
+                    pause = 0
+                    count = 1
                 }
-                for index in 0..<count where duration > 0 && magnitude > 0 {
-                    events.append(.init(type: .hapticContinuous, time: Double(index) * (duration + pause), duration: duration, intensity: magnitude))
+                for index in 0..<count where magnitude > 0 {
+                    events.append(
+                        .init(
+                            type: .hapticContinuous, time: Double(index * (rumble + pause)) / 1000, duration: Double(rumble) / 1000,
+                            intensity: magnitude * FeedbackdTheme.deviceGain))
                 }
             case "VibraPeriodic":
-                let duration = try number("duration", in: milliseconds)
-                let magnitude = try level("magnitude", default: 1)
-                // feedbackd's device: a zero fade-in level is the magnitude, a zero fade-in time the duration.
+                // fbd-feedback-vibra-periodic.c and fbd_dev_vibra_periodic.
+                let duration = try number("duration", in: milliseconds, default: FeedbackdTheme.defaultMilliseconds)
+                let magnitude = try level("magnitude", default: 0.5)
                 let fadeInLevel = try level("fade-in-level", default: 0)
-                let fadeInTime = try number("fade-in-time", in: milliseconds, default: 0)
+                let fadeInTime = try number("fade-in-time", in: milliseconds, default: 500)
                 let effect = ForceFeedbackEffect(
                     id: 0, kind: .periodic(waveform: .sine, magnitude: magnitude, offset: 0, period: .milliseconds(10)),
-                    length: .milliseconds(Int64(duration)),
-                    envelope: .init(
-                        attackLength: .milliseconds(Int64(fadeInTime > 0 ? fadeInTime : duration)),
-                        attackLevel: fadeInLevel > 0 ? fadeInLevel : magnitude))
+                    length: .milliseconds(Int64(duration)), delay: .milliseconds(FeedbackdTheme.periodicDelayMilliseconds),
+                    envelope: .init(attackLength: .milliseconds(Int64(fadeInTime)), attackLevel: min(fadeInLevel, magnitude)))
                 var mixer = MemlessMixer(maximumSeconds: FeedbackdTheme.maximumSeconds)
+                mixer.gain = FeedbackdTheme.deviceGain
                 mixer.play(effect, count: 1, at: .zero)
-                return .vibration(mixer.pattern(from: .zero))
+                // feedbackd stops the feedback `duration` after it started, delay included.
+                let end = duration / 1000
+                return .vibration(
+                    HapticPattern(
+                        events: mixer.pattern(from: .zero).events.compactMap { event in
+                            guard event.time < end - 1e-9 else { return nil }
+                            var cut = event
+                            cut.duration = min(event.duration, end - event.time)
+                            return cut
+                        }))
             case "VibraPattern":
                 guard let magnitudes = entry["magnitudes"] as? [NSNumber], let durations = entry["durations"] as? [NSNumber],
                     magnitudes.count == durations.count, !magnitudes.isEmpty
@@ -282,18 +341,24 @@ public struct FeedbackdTheme: Sendable, Equatable {
                     throw EntryError(detail: "needs 'magnitudes' and 'durations', lists of numbers of the same, non-zero length")
                 }
                 var time = 0.0
-                for (magnitude, duration) in zip(magnitudes.map(\.doubleValue), durations.map(\.doubleValue)) {
-                    guard magnitude.isFinite, (0...1).contains(magnitude), duration.isFinite, milliseconds.contains(duration) else {
-                        throw EntryError(detail: "'magnitudes' are 0.0 to 1.0 and 'durations' 0 to \(Int(FeedbackdTheme.maximumSeconds * 1000)) ms")
+                for (given, duration) in zip(magnitudes.map(\.doubleValue), durations.map(\.doubleValue)) {
+                    guard given.isFinite, duration.isFinite, milliseconds.contains(duration) else {
+                        throw EntryError(detail: "'magnitudes' are numbers and 'durations' 0 to \(Int(FeedbackdTheme.maximumSeconds * 1000)) ms")
                     }
+                    // fbd-feedback-vibra-pattern.c clamps each magnitude to 0.0-1.0.
+                    let magnitude = min(1, max(0, given))
+                    if magnitude != given { warnings.append("'magnitudes' \(Self.format(given)) clamped to \(Self.format(magnitude)), as feedbackd clamps it") }
                     if magnitude > 0 && duration > 0 {
-                        events.append(.init(type: .hapticContinuous, time: time, duration: duration / 1000, intensity: magnitude))
+                        events.append(.init(type: .hapticContinuous, time: time, duration: duration / 1000, intensity: magnitude * FeedbackdTheme.deviceGain))
                     }
                     time += duration / 1000
                 }
                 guard time <= FeedbackdTheme.maximumSeconds else { throw EntryError(detail: "plays over \(Int(FeedbackdTheme.maximumSeconds)) s") }
             default:
-                throw EntryError(detail: "'type' \(type) is none of Sound, VibraRumble, VibraPeriodic, VibraPattern, Led")
+                // feedbackd makes a Dummy of a type it does not know: the event is the theme's,
+                // and nothing plays.
+                warnings.append("'type' \(type) is none of Sound, VibraRumble, VibraPeriodic, VibraPattern, Led, Dummy: played as feedbackd plays it, as nothing")
+                return .unplayed(type: type)
             }
             return .vibration(HapticPattern(events: events))
         }

@@ -70,10 +70,12 @@ import Testing
         let run = try haptic.run(
             ["render", "--theme", theme, "--event", "phone-incoming-call", "--profile", "full", "-o", csv, "--json"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(abs((run.json?["peakIntensity"] as? Double ?? 0) - 0.5) < 1e-6, "\(run.stdout)")
+        // The call's magnitude, 0.5, at feedbackd's master gain on its vibrator (0xC000 of 0xFFFF).
+        let peak = 0.5 * 49152 / 65535
+        #expect(abs((run.json?["peakIntensity"] as? Double ?? 0) - peak) < 1e-6, "\(run.stdout)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
         let intensities = rows.compactMap { Double($0[1]) }
-        #expect(abs((intensities.max() ?? 0) - 0.5) < 1e-4 && rows.count > 100, "\(intensities.max() ?? -1) over \(rows.count) rows")
+        #expect(abs((intensities.max() ?? 0) - peak) < 1e-4 && rows.count > 100, "\(intensities.max() ?? -1) over \(rows.count) rows")
         let ahap = scratch.file("call.ahap")
         #expect(try haptic.run(["render", "--theme", theme, "--event", "phone-incoming-call", "-o", ahap], environment: environment).status == 0)
         let played = try haptic.run(["pattern", ahap, "--simulate", "--json"], environment: environment)

@@ -102,6 +102,11 @@ import Testing
         var badHex = framed("1:4:stop")
         badHex[badHex.count - 2] = 0x47
         #expect(decode(badHex) == [.refused(.shape)])
+        // Digits between the payload's end and its CRC: the frame is longer than LEN says, though
+        // its last four digits are the right CRC.
+        var padded = framed("1:4:stop")
+        padded.insert(contentsOf: Array("00".utf8), at: padded.count - 5)
+        #expect(decode(padded) == [.refused(.length)])
         let tooLong = [SerialFrame.start] + [UInt8](repeating: 0x31, count: SerialFrame.maximumFrame + 10) + [SerialFrame.end]
         #expect(decode(tooLong) == [.refused(.tooLong)])
     }
