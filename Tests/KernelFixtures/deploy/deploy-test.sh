@@ -53,10 +53,10 @@ finish() {
 step "the root: Debian $(cat /etc/debian_version), systemd $(systemctl --version | sed -n '1s/systemd \([0-9]*\).*/\1/p'), $(cat /sys/bus/i2c/devices/i2c-1/name 2>/dev/null || echo 'no bus') on /dev/i2c-1"
 value swift-libraries "$(find / -xdev \( -name 'libswiftCore*' -o -name 'libFoundation*.so*' -o -name 'swift' -type d \) 2>/dev/null | wc -l)"
 
-step "apt install ./swift-haptics_*.deb"
+step "apt install ./swift-haptics_*.deb ./swift-haptics-feedbackd_*.deb"
 cd /opt/deploy
 start=$(now)
-DEBIAN_FRONTEND=noninteractive apt install -y ./swift-haptics_*.deb > /tmp/apt.log 2>&1
+DEBIAN_FRONTEND=noninteractive apt install -y ./swift-haptics_*.deb ./swift-haptics-feedbackd_*.deb > /tmp/apt.log 2>&1
 value install-status $?
 value install-ms $(( $(now) - start ))
 tail -3 /tmp/apt.log | sed 's/^/HIL-DEPLOY-STEP:   /'
