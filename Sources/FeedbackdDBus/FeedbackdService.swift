@@ -14,7 +14,8 @@ import Logging
 ///   silent: the event plays as if the profile were at most that), `important` (a boolean: an
 ///   alarm or call plays through a silencing profile), `sound-file` (heard instead of the
 ///   theme's sound; on the session bus only).
-/// - `EndFeedback(u id)`: ends it, the actuator stopped.
+/// - `EndFeedback(u id)`: ends it, the actuator stopped; an id that is not playing (ended
+///   already) is answered success, as feedbackd answers it.
 /// - Signal `FeedbackEnded(u id, u reason)`: once per id, with feedbackd's reasons
 ///   (`FeedbackEndReason`: an unknown or silenced event ends at once as not-found).
 /// - Property `Profile` (read and write): the global profile; `PropertiesChanged` when it
@@ -172,8 +173,11 @@ public final class FeedbackdService: Sendable {
         guard call.signature == "u", let id = try? reader.uint32() else {
             return call.fail(DBusCall.invalidArgs, "EndFeedback takes (u id), not (\(call.signature))")
         }
-        guard server.endTriggered(id) else {
-            return call.fail(DBusCall.invalidArgs, "no feedback with id \(id) is playing (it has ended, or never started)")
+        // feedbackd answers success for an event that has already ended (or never was), with a
+        // warning in its log (fbd_feedback_manager_handle_end_feedback): a client ending a
+        // feedback that ended by itself meanwhile is no error.
+        if !server.endTriggered(id) {
+            logger.warning("hapticd: EndFeedback for \(id), which is not playing (it has ended, or never started): nothing to end")
         }
         return call.reply()
     }

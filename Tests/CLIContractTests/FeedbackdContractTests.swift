@@ -98,6 +98,7 @@ struct FeedbackdContractTests {
         #expect((seen["playing_while_ringing"] as? String)?.contains("call feedback") == true, "not ringing after 2 s: \(seen)")
         #expect(seen["call_end_accepted"] as? Bool == true && seen["call_ended"] as? Bool == true, "no FeedbackEnded after EndFeedback")
         #expect(seen["call_reason"] as? Int == 2, "EndFeedback's end is not explicit: \(seen)")
+        #expect(seen["call_end_again_accepted"] as? Bool == true, "EndFeedback on an ended event is not the success feedbackd answers: \(seen)")
         #expect(seen["standby_100ms_after"] as? Bool == true, "the chip is not in standby 100 ms after FeedbackEnded")
         #expect(seen["alarm_reason"] as? Int == 1, "a 1 s timeout did not expire: \(seen)")
         let alarmSeconds = seen["alarm_seconds"] as? Double ?? 0

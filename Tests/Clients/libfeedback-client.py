@@ -105,6 +105,11 @@ def main():
     seen["call_end_accepted"] = ring.event.end_feedback()
     seen["call_ended"] = ring.wait(5)
     seen["call_reason"] = ring.reason()
+    # Ending it again, once it has ended: feedbackd answers success (and logs a warning).
+    try:
+        seen["call_end_again_accepted"] = ring.event.end_feedback()
+    except GLib.Error as error:
+        seen["call_end_again_accepted"] = str(error)
     if ring.ended_at is not None:
         time.sleep(max(0.0, ring.ended_at + 0.1 - time.monotonic()))
         seen["standby_100ms_after"] = status(path)["standby"]
