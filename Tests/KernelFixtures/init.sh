@@ -157,7 +157,7 @@ elif [ -e /proc/asound/Loopback ]; then
     wait $capture || { cat /tmp/av.err; fail "sound with haptics: av-capture failed"; }
     cat $P/drive_onsets > /tmp/av-go.txt
     underruns=$(sed -n 's/.*"underruns" : \([0-9]*\).*/\1/p' /tmp/av.json | head -1)
-    grep '^clock:' /tmp/av.txt | sed 's/^/HIL-AV-SYNC: /'
+    grep '^clock:' /tmp/av.txt | sed 's/^/HIL-AV-SYNC: /; s/$/ (how the sounds were dated, not gated itself: the offsets it gives are)/'
     gate HIL-AV-SYNC gate_av_sync 13 1 400 /tmp/av.txt /tmp/av-go.txt "${underruns:-1}" || grep -A12 '"audio"' /tmp/av.json
     record av-sync /tmp/av.txt /tmp/av-go.txt
     record_value av-sync underruns "${underruns:-1}"
