@@ -52,7 +52,7 @@ public final class ChipLock {
             problem = "\(path) cannot be opened (\(String(cString: strerror(errno)))): \(claim.description) is not locked against other programs"
             return
         }
-        guard clh_lock_exclusive(fd) == 0 else {
+        guard Self.lockWithin(Self.patience, fd) else {
             let text = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
             close(fd)
             throw ChipInUseError(chip: claim.description, holder: text?.isEmpty == false ? text : nil, lockFile: path)
@@ -60,6 +60,23 @@ public final class ChipLock {
         descriptor = fd
         let line = Array((holder + "\n").utf8)
         if ftruncate(fd, 0) == 0 { _ = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+    }
+
+    /// How long a held lock is waited for before the chip is refused. A lock lives as long as
+    /// any process holds its descriptor, and every process this program's holder forks holds a
+    /// copy until it closes it or execs: for that instant a chip just let go still looks held.
+    /// A real owner holds it far longer, so a refusal only waits this long.
+    public static let patience = Duration.milliseconds(250)
+
+    /// Tries the exclusive lock every 5 ms until it is taken or `patience` has passed.
+    private static func lockWithin(_ patience: Duration, _ fd: CInt) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: patience)
+        while clh_lock_exclusive(fd) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, clock.now < deadline else { return false }
+            usleep(5000)
+        }
+        return true
     }
 
     deinit { release() }

@@ -37,6 +37,26 @@ import Testing
         _ = try ChipLock(drv2605, directory: directory)
     }
 
+    /// A lock let go within `ChipLock.patience` is taken, not refused: for an instant after its
+    /// holder lets go, a process the holder just forked still holds the descriptor, and a program
+    /// started in that instant must not be told the chip is in use.
+    @Test func aLockLetGoWithinThePatienceIsTaken() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let held = open(directory + "/" + ChipLock.fileName(for: drv2605), O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        #expect(throws: ChipInUseError.self, "refused while held past the patience") { try ChipLock(drv2605, directory: directory) }
+        let letGo = Thread {
+            usleep(100_000)
+            close(held)
+        }
+        letGo.start()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let second = try ChipLock(drv2605, directory: directory)
+        #expect(second.descriptor >= 0)
+        #expect(clock.now - start >= .milliseconds(90), "taken once the first let go, not before")
+    }
+
     /// Claims of one chip within one program share its lock: a program that opens its board again
     /// before the first is gone is not refused by itself, and the chip stays held until the last
     /// claim lets go.
