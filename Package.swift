@@ -48,6 +48,7 @@ let package = Package(
         .library(name: "HapticChip", targets: ["HapticChip"]),
         .library(name: "HapticFeedback", targets: ["HapticFeedback"]),
         .library(name: "HapticPatterns", targets: ["HapticPatterns"]),
+        .library(name: "HapticEffects", targets: ["HapticEffects"]),
         .library(name: "DRV2605", targets: ["DRV2605"]),
         .library(name: "DA7280", targets: ["DA7280"]),
         .library(name: "KernelVibrator", targets: ["KernelVibrator"]),
@@ -104,19 +105,23 @@ let package = Package(
             swiftSettings: strict + libgpiodSettings
         ),
         .target(name: "HapticChip", dependencies: ["HardwareAccess"], swiftSettings: strict),
-        .target(name: "DRV2605", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
-        .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
+        // The named transient effects (TouchSense 2200's library) and sequences of them, with
+        // their modelled envelopes: what a chip with the library plays from ROM and any other chip
+        // streams. Chip-neutral, built for firmware too.
+        .target(name: "HapticEffects", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "DRV2605", dependencies: ["HapticChip", "HapticEffects", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "DRV2605Simulator", dependencies: ["DRV2605", "HapticEffects", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(name: "DA7280", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         .target(name: "DA7280Simulator", dependencies: ["DA7280", "HardwareAccess", "HardwareSimulation"], swiftSettings: strict),
         .target(name: "KernelVibrator", dependencies: ["HapticChip", "HardwareAccess"], swiftSettings: strict),
         // The feedback kinds and the table of what each plays: shared by Haptics and the firmware.
-        .target(name: "HapticFeedback", dependencies: ["HapticChip", "DRV2605", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "HapticFeedback", dependencies: ["HapticChip", "HapticEffects", "HardwareAccess"], swiftSettings: strict),
         // Core Haptics' pattern model and its renderer to a drive stream, built for firmware too.
-        .target(name: "HapticPatterns", dependencies: ["DRV2605", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "HapticPatterns", dependencies: ["HapticChip", "HapticEffects", "HardwareAccess"], swiftSettings: strict),
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticFeedback", "HapticPatterns", "HapticChip", "DRV2605", "KernelVibrator", "HardwareAccess", "Audio",
+                "HapticFeedback", "HapticPatterns", "HapticChip", "DRV2605", "HapticEffects", "KernelVibrator", "HardwareAccess", "Audio",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
@@ -128,18 +133,18 @@ let package = Package(
         // driver and actuator, an engine on it): beside the chip families, not in Haptics.
         .target(
             name: "FirmwareLink",
-            dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Haptics", "HapticChip", "DRV2605", "HapticEffects", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "HapticsSimulation",
-            dependencies: ["Haptics", "ChipFamilies", "DRV2605", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
+            dependencies: ["Haptics", "ChipFamilies", "DRV2605", "HapticEffects", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
+                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
                 "HapticsService", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
@@ -149,14 +154,14 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "ChipFamilies", "HapticsSimulation", "DRV2605", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
+                "Haptics", "ChipFamilies", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
                 "Audio", "LinuxAudio", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
         ),
         .target(
             name: "HapticsService",
-            dependencies: ["Haptics", "HapticChip", "DRV2605", "HardwareAccess", "Audio", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Haptics", "HapticChip", "HapticEffects", "HardwareAccess", "Audio", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
@@ -167,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "drv2605-model",
             dependencies: [
-                "DRV2605", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess", "LinuxHardware",
+                "DRV2605", "HapticEffects", "DRV2605Simulator", "DA7280Simulator", "HardwareAccess", "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
@@ -175,7 +180,8 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "FeedbackdDBus", "Haptics", "ChipFamilies", "FirmwareLink", "DRV2605", "HapticsSimulation", "LinuxHardware", "HardwareAccess", "Audio",
+                "HapticsService", "FeedbackdDBus", "Haptics", "ChipFamilies", "FirmwareLink", "DRV2605", "HapticEffects", "HapticsSimulation", "LinuxHardware", "HardwareAccess",
+                "Audio",
                 "LinuxAudio",
                 "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -194,13 +200,13 @@ let package = Package(
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "HardwareAccess"], swiftSettings: strict + libgpiodSettings),
         .testTarget(
             name: "DRV2605Tests",
-            dependencies: ["DRV2605", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "HardwareSimulation"],
+            dependencies: ["DRV2605", "HapticEffects", "DRV2605Simulator", "HardwareAccess", "HardwareAccessTesting", "HardwareSimulation"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DA7280Tests",
             dependencies: [
-                "DA7280", "DA7280Simulator", "DRV2605", "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareAccessTesting",
+                "DA7280", "DA7280Simulator", "DRV2605", "HapticEffects", "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareAccessTesting",
                 "HardwareSimulation"
             ],
             swiftSettings: strict
@@ -208,7 +214,8 @@ let package = Package(
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "HapticChip", "DRV2605", "DA7280", "KernelVibrator", "DRV2605Simulator", "DA7280Simulator",
+                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "HapticChip", "DRV2605", "HapticEffects", "DA7280", "KernelVibrator", "DRV2605Simulator",
+                "DA7280Simulator",
                 "HardwareAccess",
                 "HardwareAccessTesting",
                 "HardwareSimulation", "Audio", .product(name: "Logging", package: "swift-log")
@@ -219,7 +226,7 @@ let package = Package(
         .testTarget(name: "CLIContractTests", dependencies: ["Haptics", "HardwareAccess"], swiftSettings: strict),
         .testTarget(
             name: "HardwareInLoopTests",
-            dependencies: ["Haptics", "ChipFamilies", "HapticChip", "DRV2605", "DA7280", "LinuxHardware", "HardwareAccess"],
+            dependencies: ["Haptics", "ChipFamilies", "HapticChip", "DRV2605", "HapticEffects", "DA7280", "LinuxHardware", "HardwareAccess"],
             swiftSettings: strict
         )
     ]

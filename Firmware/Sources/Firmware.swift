@@ -2,6 +2,7 @@
 
 import Board
 import DRV2605
+import HapticEffects
 import HapticChip
 import HapticFeedback
 import HardwareAccess

@@ -2,6 +2,8 @@
 
 import Board
 import DRV2605
+import HapticChip
+import HapticEffects
 import HapticFeedback
 import HapticPatterns
 import HardwareAccess

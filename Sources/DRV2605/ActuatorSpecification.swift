@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// An actuator as its datasheet describes it: what the chip's voltage and timing registers are

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 
 /// Everything start-up writes to the chip: actuator, loop, library, voltages and timings.
 ///

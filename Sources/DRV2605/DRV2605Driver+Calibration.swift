@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 // Auto-calibration, diagnostics, live measurements, the register dump and OTP.

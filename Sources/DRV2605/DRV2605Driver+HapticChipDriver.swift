@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// The DRV2605 as the engine sees every chip: the required core, and its ROM library (or a

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 // ROM playback: load the slots, trigger by GO or IN/TRIG, stop, and check the chip after a feedback.

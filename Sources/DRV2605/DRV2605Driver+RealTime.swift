@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 // Real-time playback (RTP): stream amplitudes through RTP_INPUT.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// The DRV2605/DRV2605L driver: start-up, ROM sequences, real-time playback, power, calibration,

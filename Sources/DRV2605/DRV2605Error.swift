@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// The DRV2605's errors are the chip-neutral ones: the engine above handles every chip's the same way.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// LIBRARY_SEL[2:0]: which ROM library shapes the effects. Each is tuned for an actuator class.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// The chips of the family, told apart by STATUS[7:5] (DEVICE_ID).

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+import HapticEffects
+
 /// How a real-time playback (RTP) amplitude becomes the RTP_INPUT byte. (What the chip makes of
 /// the byte is `ChipModel.realTimeDrive`, in the simulator, written apart so one checks the other.)
 ///

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+import HapticEffects
+
 /// All of a chip's registers (0x00–0x22) as one value, addressed through `Register` and the typed
 /// register values, so a register's address and its bit layout are each spelled once (in
 /// `Register` and its `RegisterValue`) however the file is used.

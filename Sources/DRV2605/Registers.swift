@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticChip
+import HapticEffects
+
 /// The DRV2605/DRV2605L register addresses (datasheet register map, 0x00–0x22).
 public enum Register: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case status = 0x00

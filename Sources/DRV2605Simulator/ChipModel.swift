@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 
 /// The one description of the DRV2605L that both emulations take their facts from: this
 /// package's `SimulatedDRV2605` reads it directly, and the kernel fixture

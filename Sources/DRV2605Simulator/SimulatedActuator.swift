@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 
 /// The actuator wired to the simulated chip, with the faults a real one can have. Calibration
 /// and diagnostics give deterministic, plausible results from it.

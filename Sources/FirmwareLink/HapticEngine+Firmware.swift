@@ -2,6 +2,7 @@
 
 import DRV2605
 import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 import Logging
@@ -22,7 +23,7 @@ extension HapticEngine {
         let part = Part.allCases.first { $0.description == status.chip }
         logger.notice("\(driver.device.line.name): haptics firmware on \(status.board), chip \(status.chip), \(actuator)")
         let capabilities = Capabilities(
-            chip: "\(status.chip) on \(status.board) (firmware)", part: part, actuator: actuator, library: nil, loop: actuator == .lra ? .closed : .open,
+            chip: "\(status.chip) on \(status.board) (firmware)", actuator: actuator, library: nil, loop: actuator == .lra ? .closed : .open,
             hasTriggerPin: false, hasEnablePin: false)
         self.init(
             driver: driver, library: part?.hasROMLibrary == false ? nil : driver, capabilities: capabilities,

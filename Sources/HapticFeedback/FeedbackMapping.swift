@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DRV2605
 import HapticChip
+import HapticEffects
 
 /// Which plan plays for each feedback, per actuator class. Public and overridable (apps and
 /// board files), because how a feedback feels depends on the actuator.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DRV2605
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// Drive levels sampled on a fixed grid, played through real-time playback (RTP).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 

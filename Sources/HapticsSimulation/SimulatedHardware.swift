@@ -4,6 +4,8 @@ import ChipFamilies
 import DA7280Simulator
 import DRV2605
 import DRV2605Simulator
+import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 import HardwareSimulation

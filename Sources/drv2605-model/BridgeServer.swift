@@ -4,6 +4,8 @@ import ArgumentParser
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 extension ChipModelCommand {

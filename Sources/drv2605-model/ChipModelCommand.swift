@@ -5,6 +5,8 @@ import DA7280Simulator
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 import HardwareSimulation
 import LinuxHardware

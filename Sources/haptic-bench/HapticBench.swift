@@ -5,6 +5,8 @@ import ChipFamilies
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess
@@ -131,12 +133,12 @@ struct HapticBench: ParsableCommand {
         // The DRV2605 (not the L): MODE, LIBRARY_SEL and the slots rewritten in the GO burst (TI
         // e2e 1128661). Bus cost on a simulated DRV2605; CPU on the bare bus with the rewrite forced,
         // measured right after the L part's figure above, in the same run.
-        var nonLOptions = benchOptions
-        nonLOptions.driver.rewritesSequenceRegistersWithGo = true
+        var nonLDriver = DRV2605Driver.Options()
+        nonLDriver.rewritesSequenceRegistersWithGo = true
         let nonLClock = VirtualClock()
         let nonLBare = try HapticEngine(
             bus: RegisterFileBus(), configuration: try DRV2605Configuration(.typicalLRA),
-            clock: nonLClock, options: nonLOptions)
+            clock: nonLClock, options: benchOptions, driverOptions: nonLDriver)
         let (nonLMedian, nonLP99) = timePreparedTriggers(nonLBare, nonLClock)
         var nonLChip = SimulatedDRV2605.Options()
         nonLChip.part = .drv2605

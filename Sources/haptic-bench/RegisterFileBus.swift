@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// A DRV2605L reduced to its register file: writes store, reads return, DEV_RESET and GO clear at

@@ -3,6 +3,8 @@
 import ArgumentParser
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsService
 import HardwareAccess

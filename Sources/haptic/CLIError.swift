@@ -4,6 +4,8 @@ import ArgumentParser
 import Audio
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 

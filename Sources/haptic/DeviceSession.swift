@@ -3,6 +3,8 @@
 import DRV2605
 import Dispatch
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess

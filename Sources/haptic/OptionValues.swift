@@ -2,6 +2,8 @@
 
 import ArgumentParser
 import DRV2605
+import HapticChip
+import HapticEffects
 import Haptics
 
 // The closed sets of values options take, as enums: argument-parser checks them and lists them

@@ -7,6 +7,8 @@ import DRV2605
 import FeedbackdDBus
 import FirmwareLink
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsService
 import HapticsSimulation

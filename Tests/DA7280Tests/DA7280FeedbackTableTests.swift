@@ -6,6 +6,7 @@ import DA7280Simulator
 import DRV2605
 import Foundation
 import HapticChip
+import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess

@@ -5,6 +5,8 @@ import DA7280
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 import HardwareAccessTesting

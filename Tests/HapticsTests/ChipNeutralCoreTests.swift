@@ -2,6 +2,7 @@
 
 import DRV2605
 import HapticChip
+import HapticEffects
 import HardwareAccess
 import HardwareAccessTesting
 import Logging
@@ -123,7 +124,7 @@ final class StreamOnlyChip: HapticChipDriver {
         let engine = HapticEngine(
             driver: chip, capabilities: .init(chip: "a stream-only chip", actuator: .lra, loop: .open, hasTriggerPin: false, hasEnablePin: false),
             mapping: .standard(for: .lra), bus: MonitoredBus(ExpectationBus([]), clock: clock), options: .isolated)
-        #expect(engine.capabilities.part == nil)
+        #expect(engine.capabilities.library == nil)
         #expect(engine.play(.impact(.heavy)) == .played)
         clock.advance(by: .milliseconds(500))
         #expect(chip.drive.contains { $0.level != 0 } && chip.drive.last?.level == 0 && chip.power == .standby)

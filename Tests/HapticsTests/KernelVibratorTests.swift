@@ -3,6 +3,7 @@
 import DRV2605
 import Foundation
 import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 import HardwareSimulation

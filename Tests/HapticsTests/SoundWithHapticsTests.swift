@@ -4,6 +4,8 @@ import Audio
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess

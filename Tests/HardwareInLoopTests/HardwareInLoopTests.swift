@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HardwareAccess
 import LinuxHardware
@@ -180,9 +182,10 @@ struct HardwareInLoopTests {
     func levelTriggerIsHeldWhilePlaying() throws {
         let bus = try LinuxI2CBus(hilBus ?? "")
         let trigger = try hilLine("HAPTIC_HIL_TRIGGER", consumer: "haptic HIL IN/TRIG")
-        var options = HapticEngine.Options.isolated
-        options.driver.triggerPinMode = .level
-        let engine = try HapticEngine(bus: bus, configuration: try hilConfiguration(), triggerLine: trigger, options: options)
+        var driverOptions = DRV2605Driver.Options()
+        driverOptions.triggerPinMode = .level
+        let engine = try HapticEngine(
+            bus: bus, configuration: try hilConfiguration(), triggerLine: trigger, options: .isolated, driverOptions: driverOptions)
         engine.prepare(.vibration(.default))
         SystemClock.shared.sleep(for: .milliseconds(10))
         #expect(engine.play(.vibration(.default)) == .played)

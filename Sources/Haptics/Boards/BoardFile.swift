@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// A board file: what is wired to the Pi — which bus, which chips, which GPIO lines, which

@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 
 /// What a chip does at start-up about auto-calibration, set per driver in a board file
 /// (`"calibration": "auto"`) or for every chip through `HapticBoard.Options.calibrationPolicy`.

@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// One saved auto-calibration: the results and the inputs they are valid for.

@@ -2,6 +2,8 @@
 
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 import Logging
 
@@ -205,17 +207,17 @@ public final class HapticBoard {
             }
             let enable = try driver.enable.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic EN \(driver.name)") }
             let trigger = try driver.trigger.map { try hardware.outputLine(chip: $0.chip, line: $0.selector, consumer: "haptic IN/TRIG \(driver.name)") }
-            var chipOptions = engineOptions
-            chipOptions.driver.triggerPinMode = driver.triggerMode
+            var driverOptions = DRV2605Driver.Options()
+            driverOptions.triggerPinMode = driver.triggerMode
             let start = { (configuration: DRV2605Configuration) throws -> HapticEngine in
                 try HapticEngine(
                     bus: bus, address: driver.address, configuration: configuration, enableLine: enable,
-                    triggerLine: trigger, clock: clock, options: chipOptions, logger: options.logger,
+                    triggerLine: trigger, clock: clock, options: engineOptions, driverOptions: driverOptions, logger: options.logger,
                     observer: boardOptions.observer)
             }
             var engine = try start(chipConfiguration)
             // Board files describe DRV2605-family chips (the engine was started on one above).
-            guard let part = engine.capabilities.part else { throw DRV2605Error.unsupported("\(driver.name): not a DRV2605-family chip") }
+            guard let part = try engine.withDriver({ $0.part }) else { throw DRV2605Error.unsupported("\(driver.name): not a DRV2605-family chip") }
             if let expected = driver.part, part != expected, !driver.alsoAccepts.contains(part) {
                 // Another chip than the board's: its voltages, library and calibration rules were
                 // computed for the part named, so nothing plays on it.

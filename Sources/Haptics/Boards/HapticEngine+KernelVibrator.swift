@@ -2,6 +2,7 @@
 
 import DRV2605
 import HapticChip
+import HapticEffects
 import HardwareAccess
 import KernelVibrator
 import Logging

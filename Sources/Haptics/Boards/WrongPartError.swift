@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// The chip found is not the part the board file names (nor one it also accepts): the rated

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DRV2605
+import HapticChip
+import HapticEffects
 
 /// What became of one feedback request. Feedback calls never throw (as on iOS), but whoever asked
 /// can still see that a request was not played and why: the CLI turns a drop into a non-zero exit.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import DRV2605
 import Foundation
 import HapticChip
+import HapticEffects
 import HardwareAccess
 import Logging
 
@@ -37,8 +37,6 @@ public final class HapticEngine: Sendable {
         public var readsSystemPolicy = true
         /// `nil`: the standard table for the actuator.
         public var mapping: FeedbackMapping?
-        /// The driver's timings and choices (wake delay, reset deadline, IN/TRIG mode, ...).
-        public var driver = DRV2605Driver.Options()
         /// The defaults: iOS-like power timings, the policy file combined, the standard mapping.
         public init() {}
 
@@ -57,13 +55,11 @@ public final class HapticEngine: Sendable {
         public var supportsHaptics: Bool
         /// The chip found, as its module names it ("DRV2605L").
         public var chip: String
-        /// The DRV2605 family member found (from STATUS); nil for a chip of another family.
-        public var part: Part?
         /// What the chip is configured to drive.
         public var actuator: ActuatorType
-        /// The DRV2605 ROM library effects come from (`.empty` on a DRV2604); nil for a chip of
-        /// another family.
-        public var library: EffectLibrary?
+        /// The library effects come from, as the chip's module names it (a DRV2605's "TS2200
+        /// library A"); nil for a chip without one, whose effects are streamed.
+        public var library: String?
         /// Closed loop (back-EMF) or open loop.
         public var loop: LoopMode
         /// Real-time (RTP) playback, used by patterns: available on every part.
@@ -75,12 +71,11 @@ public final class HapticEngine: Sendable {
 
         /// What a chip module found at start-up.
         public init(
-            supportsHaptics: Bool = true, chip: String, part: Part? = nil, actuator: ActuatorType, library: EffectLibrary? = nil,
+            supportsHaptics: Bool = true, chip: String, actuator: ActuatorType, library: String? = nil,
             loop: LoopMode, supportsRealTimePlayback: Bool = true, hasTriggerPin: Bool, hasEnablePin: Bool
         ) {
             self.supportsHaptics = supportsHaptics
             self.chip = chip
-            self.part = part
             self.actuator = actuator
             self.library = library
             self.loop = loop
@@ -135,32 +130,6 @@ public final class HapticEngine: Sendable {
     /// Keeps `ownership` until the engine goes.
     func hold(_ ownership: any ChipOwnership) {
         held.withLock { $0.append(ownership) }
-    }
-
-    /// Starts the chip on `bus` and makes an engine for it, with `configuration` as given: a
-    /// closed-loop configuration without `calibration` drives on the chip's reset values for
-    /// A_CAL_COMP and A_CAL_BEMF. `HapticBoard.open` (with `BoardFile.single` for one breakout)
-    /// applies a `CalibrationPolicy` on top: calibrated at the first start-up, saved, restored.
-    public convenience init(
-        bus: any I2CBus, address: I2CAddress = .drv2605, configuration: DRV2605Configuration,
-        enableLine: (any GPIOOutputLine)? = nil, triggerLine: (any GPIOOutputLine)? = nil,
-        clock: any HapticClock = SystemClock.shared, options: Options = Options(),
-        logger: Logger = Logger(label: "haptics"),
-        observer: ((BusTransaction) -> Void)? = nil
-    ) throws(DRV2605Error) {
-        let monitored = MonitoredBus(bus, clock: clock, observer: observer)
-        let driver = DRV2605Driver(
-            bus: monitored, address: address, configuration: configuration,
-            enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: options.driver)
-        let part = try driver.start()
-        let capabilities = Capabilities(
-            chip: part.description, part: part, actuator: configuration.actuator, library: configuration.library,
-            loop: configuration.loop, hasTriggerPin: triggerLine != nil, hasEnablePin: enableLine != nil)
-        // The DRV2604 parts have RAM, not the ROM library the standard mapping names: their plans stream.
-        self.init(
-            driver: driver, library: part.hasROMLibrary ? driver : nil, capabilities: capabilities,
-            mapping: options.mapping ?? FeedbackMapping.standard(for: configuration.actuator), bus: monitored,
-            options: options, logger: logger)
     }
 
     /// An engine for any chip: `driver`, started by its own module, driven through the
@@ -337,15 +306,6 @@ public final class HapticEngine: Sendable {
     func endExclusive(_ token: UInt64) {
         withCore { $0.endExclusive(token) }
         worker.wake()
-    }
-
-    /// Direct access to the DRV2605's driver, serialized with everything else (dump, calibrate,
-    /// diagnose): what only that chip has.
-    public func withDriver<T>(_ body: (DRV2605Driver) throws -> T) throws -> T {
-        try core.withLock { core in
-            guard let driver = core.driver as? DRV2605Driver else { throw HapticChipError.unsupported("this engine does not drive a DRV2605") }
-            return try body(driver)
-        }
     }
 
     /// Direct access to whatever chip the engine drives, through the chip-neutral protocol,

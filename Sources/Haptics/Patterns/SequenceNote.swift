@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Audio
-import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// A sequence of feedback, effects, patterns, sounds and waits, as Piano's notes.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Audio
-import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import HardwareAccess
 
 /// Plays a sequence of notes on an engine, with a completion handler and a cancel that really

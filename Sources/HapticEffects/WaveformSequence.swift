@@ -39,7 +39,7 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
 
     public let steps: [Step]
 
-    public init(_ steps: [Step]) throws(DRV2605Error) {
+    public init(_ steps: [Step]) throws(HapticChipError) {
         guard !steps.isEmpty else { throw .invalidArgument("a sequence needs at least one step") }
         guard steps.count <= WaveformSequence.slotCount else {
             throw .invalidArgument("a sequence has at most 8 slots; this one has \(steps.count)")
@@ -56,7 +56,7 @@ public struct WaveformSequence: Sendable, Hashable, CustomStringConvertible {
     public init(_ effect: Effect) { steps = [.effect(effect)] }
 
     /// A wait step from a duration, rounded to 10 ms.
-    public static func wait(_ duration: Duration) throws(DRV2605Error) -> Step {
+    public static func wait(_ duration: Duration) throws(HapticChipError) -> Step {
         let units = (duration.secondsDouble * 100).rounded()
         guard units >= 1, units <= 127 else {
             throw .invalidArgument("a wait is 10 ms to 1270 ms; got \(duration)")
