@@ -43,6 +43,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Haptics", targets: ["Haptics"]),
+        .library(name: "HapticBoards", targets: ["HapticBoards"]),
         .library(name: "ChipFamilies", targets: ["ChipFamilies"]),
         .library(name: "FirmwareLink", targets: ["FirmwareLink"]),
         .library(name: "HapticChip", targets: ["HapticChip"]),
@@ -121,30 +122,42 @@ let package = Package(
         .target(
             name: "Haptics",
             dependencies: [
-                "HapticFeedback", "HapticPatterns", "HapticChip", "DRV2605", "HapticEffects", "KernelVibrator", "HardwareAccess", "Audio",
+                "HapticFeedback", "HapticPatterns", "HapticChip", "HapticEffects", "HardwareAccess", "Audio",
+                .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
+        // Board files and the boards they describe: the chips opened through their families (the
+        // DRV2605 and Linux's vibrators built in, others registered), calibration kept.
+        .target(
+            name: "HapticBoards",
+            dependencies: [
+                "Haptics", "HapticFeedback", "HapticChip", "HapticEffects", "DRV2605", "KernelVibrator", "HardwareAccess",
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
         // The chip families beside the DRV2605, each through HapticChipFamily: a new one is added
         // here, not in Haptics.
-        .target(name: "ChipFamilies", dependencies: ["Haptics", "DA7280", "HapticChip", "HardwareAccess"], swiftSettings: strict),
+        .target(name: "ChipFamilies", dependencies: ["Haptics", "HapticBoards", "DA7280", "HapticChip", "HardwareAccess"], swiftSettings: strict),
         // The host's side of the microcontroller link (the firmware's serial protocol, its chip
         // driver and actuator, an engine on it): beside the chip families, not in Haptics.
         .target(
             name: "FirmwareLink",
-            dependencies: ["Haptics", "HapticChip", "DRV2605", "HapticEffects", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Haptics", "HapticBoards", "HapticChip", "DRV2605", "HapticEffects", "HardwareAccess", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "HapticsSimulation",
-            dependencies: ["Haptics", "ChipFamilies", "DRV2605", "HapticEffects", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"],
+            dependencies: [
+                "Haptics", "HapticBoards", "ChipFamilies", "DRV2605", "HapticEffects", "DRV2605Simulator", "DA7280", "DA7280Simulator", "HardwareAccess", "HardwareSimulation"
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
+                "Haptics", "HapticBoards", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
                 "HapticsService", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")
@@ -154,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "Haptics", "ChipFamilies", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
+                "Haptics", "HapticBoards", "ChipFamilies", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "HardwareAccess", "LinuxHardware", "HapticsService",
                 "Audio", "LinuxAudio", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict
@@ -180,7 +193,8 @@ let package = Package(
         .executableTarget(
             name: "hapticd",
             dependencies: [
-                "HapticsService", "FeedbackdDBus", "Haptics", "ChipFamilies", "FirmwareLink", "DRV2605", "HapticEffects", "HapticsSimulation", "LinuxHardware", "HardwareAccess",
+                "HapticsService", "FeedbackdDBus", "Haptics", "HapticBoards", "ChipFamilies", "FirmwareLink", "DRV2605", "HapticEffects", "HapticsSimulation", "LinuxHardware",
+                "HardwareAccess",
                 "Audio",
                 "LinuxAudio",
                 "CSystemd",
@@ -192,7 +206,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsServiceTests",
-            dependencies: ["HapticsService", "Haptics", "ChipFamilies", "HapticsSimulation", "HardwareAccess", "Audio"],
+            dependencies: ["HapticsService", "Haptics", "HapticBoards", "ChipFamilies", "HapticsSimulation", "HapticChip", "HapticEffects", "HardwareAccess", "Audio"],
             swiftSettings: strict
         ),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "LinuxAudio", "HardwareAccess"], swiftSettings: strict),
@@ -206,7 +220,8 @@ let package = Package(
         .testTarget(
             name: "DA7280Tests",
             dependencies: [
-                "DA7280", "DA7280Simulator", "DRV2605", "HapticEffects", "Haptics", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess", "HardwareAccessTesting",
+                "DA7280", "DA7280Simulator", "DRV2605", "HapticEffects", "Haptics", "HapticBoards", "ChipFamilies", "HapticsSimulation", "HapticChip", "HardwareAccess",
+                "HardwareAccessTesting",
                 "HardwareSimulation"
             ],
             swiftSettings: strict
@@ -214,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "HapticsTests",
             dependencies: [
-                "Haptics", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "HapticChip", "DRV2605", "HapticEffects", "DA7280", "KernelVibrator", "DRV2605Simulator",
+                "Haptics", "HapticBoards", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "HapticChip", "DRV2605", "HapticEffects", "DA7280", "KernelVibrator",
+                "DRV2605Simulator",
                 "DA7280Simulator",
                 "HardwareAccess",
                 "HardwareAccessTesting",
@@ -226,7 +242,7 @@ let package = Package(
         .testTarget(name: "CLIContractTests", dependencies: ["Haptics", "HardwareAccess"], swiftSettings: strict),
         .testTarget(
             name: "HardwareInLoopTests",
-            dependencies: ["Haptics", "ChipFamilies", "HapticChip", "DRV2605", "HapticEffects", "DA7280", "LinuxHardware", "HardwareAccess"],
+            dependencies: ["Haptics", "HapticBoards", "ChipFamilies", "HapticChip", "DRV2605", "HapticEffects", "DA7280", "LinuxHardware", "HardwareAccess"],
             swiftSettings: strict
         )
     ]

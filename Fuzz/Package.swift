@@ -22,8 +22,9 @@ let package = Package(
             .executableTarget(
                 name: name,
                 dependencies: [
-                    "FuzzSupport", .product(name: "Haptics", package: root),
-                    .product(name: "ChipFamilies", package: root), .product(name: "DRV2605", package: root)
+                    "FuzzSupport", .product(name: "Haptics", package: root), .product(name: "HapticBoards", package: root),
+                    .product(name: "ChipFamilies", package: root), .product(name: "DRV2605", package: root),
+                    .product(name: "HapticEffects", package: root), .product(name: "HapticChip", package: root)
                 ],
                 swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
         } + [
@@ -38,7 +39,7 @@ let package = Package(
                 dependencies: [
                     "FuzzSupport", .product(name: "HapticsService", package: root),
                     .product(name: "HapticsSimulation", package: root),
-                    .product(name: "DRV2605", package: root)
+                    .product(name: "DRV2605", package: root), .product(name: "HapticEffects", package: root)
                 ],
                 swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])])
         ]

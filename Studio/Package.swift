@@ -32,6 +32,9 @@ let package = Package(
             name: "HapticStudio",
             dependencies: [
                 .product(name: "Haptics", package: root),
+                .product(name: "HapticBoards", package: root),
+                .product(name: "HapticChip", package: root),
+                .product(name: "HapticEffects", package: root),
                 .product(name: "ChipFamilies", package: root),
                 .product(name: "Audio", package: root),
                 .product(name: "DRV2605", package: root),
@@ -53,7 +56,10 @@ let package = Package(
             name: "HapticStudioTests",
             // Live tests over loopback with Foundation's URLSession: HummingbirdTesting would bring
             // in AsyncHTTPClient and BoringSSL, minutes of build for nothing the studio uses.
-            dependencies: ["HapticStudio", .product(name: "HapticsSimulation", package: root), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "HapticStudio", .product(name: "HapticsSimulation", package: root), .product(name: "HapticBoards", package: root),
+                .product(name: "HapticChip", package: root), .product(name: "HapticEffects", package: root), .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: settings)
     ]
 )

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DA7280
+import HapticBoards
 import HapticChip
 import Haptics
 import HardwareAccess
@@ -23,6 +24,29 @@ public struct DA7280Family: HapticChipFamily {
     public var refusesPinsBecause: String? { "a DA7280 has no EN or IN/TRIG pin and calibrates itself" }
     /// TOP_CTL1 and TOP_CTL2 to zero (`DA7280Driver.stopWrites`).
     public var stopWrites: [[UInt8]] { DA7280Driver.stopWrites }
+    /// What a DA7280 needs to know of its actuator besides the common values: the coil's
+    /// resistance in ohms (`"impedanceOhms"`), the actuator's current limit in mA
+    /// (`"maximumMilliamps"`), and an ERM's build (`"shape"`: `coin`, the default, or `bar`),
+    /// which the chip drives differently.
+    public var actuatorKeys: [String] { ["impedanceOhms", "maximumMilliamps", "shape"] }
+
+    /// The values' types and ranges, wherever a preset gives them; whether they are there at all
+    /// is asked only of a preset fitted to a DA7280 (`BoardFile.Actuator.da7280Actuator`).
+    public func checkActuatorKeys(_ keys: BoardFileFamilyKeys, specification: ActuatorSpecification) throws(BoardFileError) {
+        _ = try keys.positiveNumber("impedanceOhms")
+        _ = try keys.positiveNumber("maximumMilliamps")
+        _ = try Self.ermShape(keys, specification: specification)
+    }
+
+    /// An ERM's shape: `"shape"`, `coin` without it; refused on an LRA.
+    static func ermShape(_ keys: BoardFileFamilyKeys, specification: ActuatorSpecification) throws(BoardFileError) -> DA7280Actuator.Kind {
+        guard let text = try keys.string("shape") else { return .ermCoin }
+        switch (specification.type, text.lowercased()) {
+        case (.erm, "coin"): return .ermCoin
+        case (.erm, "bar"): return .ermBar
+        default: throw keys.error("shape", "is '\(text)'", allowed: "coin or bar, for an ERM")
+        }
+    }
 
     /// Starts the chip (identity, the actuator's limits, the waveform memory) and returns its
     /// engine; an actuator it cannot drive is refused by the board file's field.
@@ -64,8 +88,8 @@ extension BoardFile.Actuator {
         func missing(_ key: String, _ what: String) -> BoardFileError {
             BoardFileError(file: file, field: "actuators.\(name).\(key)", problem: "is missing: a DA7280 needs the actuator's \(what)")
         }
-        guard let impedanceOhms else { throw missing("impedanceOhms", "coil resistance in ohms") }
-        guard let maximumMilliamps else { throw missing("maximumMilliamps", "current limit in mA") }
+        guard let impedanceOhms = try familyKeys.positiveNumber("impedanceOhms") else { throw missing("impedanceOhms", "coil resistance in ohms") }
+        guard let maximumMilliamps = try familyKeys.positiveNumber("maximumMilliamps") else { throw missing("maximumMilliamps", "current limit in mA") }
         let actuator: DA7280Actuator
         switch specification {
         case let .lra(rated, maximum, hz):
@@ -74,7 +98,7 @@ extension BoardFile.Actuator {
                 impedanceOhms: impedanceOhms, resonantHz: hz)
         case let .erm(rated, maximum):
             actuator = DA7280Actuator(
-                kind: ermShape == .bar ? .ermBar : .ermCoin, nominalVolts: rated, absoluteMaximumVolts: maximum,
+                kind: try DA7280Family.ermShape(familyKeys, specification: specification), nominalVolts: rated, absoluteMaximumVolts: maximum,
                 maximumCurrentMilliamps: maximumMilliamps, impedanceOhms: impedanceOhms)
         }
         // What the chip cannot take is refused here, naming the board file's field.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HapticBoards
 import Haptics
 
 /// The chip families of this package beside the DRV2605 (which `Haptics` drives itself): what

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DRV2605
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -4,6 +4,7 @@ import ChipFamilies
 import DA7280Simulator
 import DRV2605
 import DRV2605Simulator
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -3,6 +3,7 @@
 import ArgumentParser
 import DRV2605
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -4,6 +4,7 @@ import ArgumentParser
 import Audio
 import DRV2605
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

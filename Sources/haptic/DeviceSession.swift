@@ -3,6 +3,7 @@
 import DRV2605
 import Dispatch
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -4,6 +4,7 @@ import ArgumentParser
 import DRV2605
 import FirmwareLink
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

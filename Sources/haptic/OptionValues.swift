@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import DRV2605
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

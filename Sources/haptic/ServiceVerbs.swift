@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import Foundation
+import HapticBoards
 import Haptics
 import HapticsService
 import HardwareAccess

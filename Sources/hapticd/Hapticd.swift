@@ -7,6 +7,7 @@ import DRV2605
 import FeedbackdDBus
 import FirmwareLink
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -4,6 +4,7 @@ import ChipFamilies
 import DA7280
 import DA7280Simulator
 import Foundation
+import HapticBoards
 import HapticChip
 import Haptics
 import HapticsSimulation
@@ -114,6 +115,41 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         } throws: { error in
             (error as? BoardFileError)?.field == "actuators.lra.impedanceOhms"
         }
+    }
+
+    /// The DA7280's own actuator keys are its family's to check, as the file is read, whatever
+    /// chip the preset is fitted to: a value of the wrong kind names its field.
+    @Test(arguments: [
+        (#""shape": "bar""#, "actuators.lra.shape is 'bar' (allowed: coin or bar, for an ERM)"),
+        (#""impedanceOhms": -3"#, "actuators.lra.impedanceOhms is -3 (allowed: a positive number)"),
+        (#""maximumMilliamps": "lots""#, "actuators.lra.maximumMilliamps is 'lots' (allowed: a number)")
+    ])
+    func theFamilysActuatorKeysAreCheckedAsTheFileIsRead(key: String, message: String) throws {
+        StandardChipFamilies.register()
+        let json = """
+            { "format": 1, "name": "x", "description": "x", "bus": "1", "supplyVolts": 3.3,
+              "actuators": { "lra": { "type": "lra", "ratedVrms": 2, "maximumVrms": 2.5, "resonantHz": 170, \(key) } },
+              "defaultActuator": "lra", "drivers": [ { "name": "main", "part": "drv2605l" } ] }
+            """
+        #expect {
+            _ = try BoardFile.parse(Data(json.utf8), path: "x.json")
+        } throws: { error in
+            (error as? BoardFileError)?.description.contains(message) == true
+        }
+    }
+
+    /// An ERM's `"shape"` decides how the DA7280 drives it.
+    @Test func anERMsShapeIsTheDA7280s() throws {
+        StandardChipFamilies.register()
+        let json = """
+            { "format": 1, "name": "x", "description": "x", "bus": "1", "supplyVolts": 3.3,
+              "actuators": { "bar": { "type": "erm", "ratedVolts": 3, "maximumVolts": 3.3, "impedanceOhms": 30, "maximumMilliamps": 100, "shape": "bar" },
+                             "coin": { "type": "erm", "ratedVolts": 3, "maximumVolts": 3.3, "impedanceOhms": 30, "maximumMilliamps": 100 } },
+              "defaultActuator": "bar", "drivers": [ { "name": "main", "part": "da7280" } ] }
+            """
+        let file = try BoardFile.parse(Data(json.utf8), path: "x.json")
+        #expect(try file.actuator(named: "bar").da7280Actuator(file: file.path).kind == .ermBar)
+        #expect(try file.actuator(named: "coin").da7280Actuator(file: file.path).kind == .ermCoin)
     }
 
     @Test func aDA7280WithAnEnableLineIsABoardFileError() throws {

@@ -5,6 +5,7 @@ import DA7280
 import DA7280Simulator
 import DRV2605
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -5,6 +5,7 @@ import DA7280
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

@@ -4,6 +4,7 @@ import ChipFamilies
 import DA7280
 import DA7280Simulator
 import Foundation
+import HapticBoards
 import Haptics
 import HapticsSimulation
 import HardwareAccess

@@ -2,6 +2,7 @@
 
 import DRV2605
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

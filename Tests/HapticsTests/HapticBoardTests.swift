@@ -3,6 +3,7 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticBoards
 import HapticChip
 import HapticEffects
 import Haptics

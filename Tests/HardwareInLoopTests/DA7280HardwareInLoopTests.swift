@@ -3,6 +3,7 @@
 import ChipFamilies
 import DA7280
 import Foundation
+import HapticBoards
 import HapticChip
 import Haptics
 import HardwareAccess

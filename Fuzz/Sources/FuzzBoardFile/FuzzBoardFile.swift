@@ -3,6 +3,7 @@
 import ChipFamilies
 import Foundation
 import FuzzSupport
+import HapticBoards
 import Haptics
 
 /// The board-file loader on arbitrary bytes: a board or a `BoardFileError`, never a crash.

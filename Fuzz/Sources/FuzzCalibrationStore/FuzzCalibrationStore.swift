@@ -3,6 +3,9 @@
 import DRV2605
 import Foundation
 import FuzzSupport
+import HapticBoards
+import HapticChip
+import HapticEffects
 import Haptics
 
 /// A saved calibration file on arbitrary bytes: records or a `CalibrationStoreError`, never a

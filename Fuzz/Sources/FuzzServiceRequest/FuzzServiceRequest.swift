@@ -3,6 +3,8 @@
 import DRV2605
 import Foundation
 import FuzzSupport
+import HapticChip
+import HapticEffects
 import HapticsService
 import HapticsSimulation
 

@@ -128,7 +128,7 @@ public final class HapticEngine: Sendable {
     let held = Locked<[any ChipOwnership]>([])
 
     /// Keeps `ownership` until the engine goes.
-    func hold(_ ownership: any ChipOwnership) {
+    package func hold(_ ownership: any ChipOwnership) {
         held.withLock { $0.append(ownership) }
     }
 

@@ -4,6 +4,9 @@ import ChipFamilies
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticBoards
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess

@@ -3,6 +3,8 @@
 import Audio
 import DRV2605
 import Foundation
+import HapticChip
+import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess

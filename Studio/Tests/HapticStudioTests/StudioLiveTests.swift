@@ -3,6 +3,8 @@
 import DRV2605
 import DRV2605Simulator
 import Foundation
+import HapticChip
+import HapticEffects
 import HapticStudio
 import Haptics
 import HapticsSimulation

@@ -2,6 +2,8 @@
 
 import DRV2605
 import DRV2605Simulator
+import HapticChip
+import HapticEffects
 import HapticStudio
 import Haptics
 import HardwareAccess

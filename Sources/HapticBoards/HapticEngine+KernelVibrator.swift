@@ -3,6 +3,7 @@
 import DRV2605
 import HapticChip
 import HapticEffects
+import Haptics
 import HardwareAccess
 import KernelVibrator
 import Logging

@@ -4,6 +4,7 @@ import DRV2605
 import Foundation
 import HapticChip
 import HapticEffects
+import Haptics
 import HardwareAccess
 
 /// Typed access to decoded JSON with errors that name the field.
@@ -106,25 +107,20 @@ struct FieldReader {
             guard let parsed = LoopMode(rawValue: text.lowercased()) else { throw fail("\(field).loop", "is '\(text)'", "closed, open") }
             loop = parsed
         }
-        var ermShape = BoardFile.ERMShape.coin
-        if let text = try optionalString(object["shape"], "\(field).shape") {
-            guard specification.type == .erm, let shape = BoardFile.ERMShape(rawValue: text.lowercased()) else {
-                throw fail("\(field).shape", "is '\(text)'", "coin or bar, for an ERM")
-            }
-            ermShape = shape
+        // The other keys are the families': each registered family checks those it owns.
+        let familyKeys = BoardFileFamilyKeys(file: file, field: field, object: object, common: Self.actuatorKeys)
+        for family in ChipFamilyRegistry.all where family.actuatorKeys.contains(where: { familyKeys[$0] != nil }) {
+            try family.checkActuatorKeys(familyKeys, specification: specification)
         }
         return BoardFile.Actuator(
             name: name, specification: specification, library: library, loop: loop,
-            description: try optionalString(object["description"], "\(field).description"),
-            impedanceOhms: try positive(object["impedanceOhms"], "\(field).impedanceOhms"),
-            maximumMilliamps: try positive(object["maximumMilliamps"], "\(field).maximumMilliamps"), ermShape: ermShape)
+            description: try optionalString(object["description"], "\(field).description"), familyKeys: familyKeys)
     }
 
-    func positive(_ value: Any?, _ field: String) throws(BoardFileError) -> Double? {
-        guard let number = try optionalDouble(value, field) else { return nil }
-        guard number > 0 else { throw fail(field, "is \(number)", "a positive number") }
-        return number
-    }
+    /// The keys every actuator preset may have, whatever chip drives it.
+    static let actuatorKeys: Set<String> = ["type", "ratedVrms", "maximumVrms", "resonantHz", "ratedVolts", "maximumVolts", "library", "loop", "description"]
+    /// The keys every driver entry may have (a registered family refusing some of them).
+    static let driverKeys: Set<String> = ["name", "bus", "address", "part", "alsoAccepts", "enable", "trigger", "mux", "calibration", "device"]
 
     func driver(_ value: Any?, index: Int, defaultBus: String) throws(BoardFileError) -> BoardFile.Driver {
         let field = "drivers[\(index)]"
@@ -200,11 +196,21 @@ struct FieldReader {
             }
             calibration = policy
         }
+        // Keys beyond the common ones that the family owns are kept for it and checked by it;
+        // another family's key is refused, as it can only be a mistake here. Others are ignored.
+        let own = Set(other?.driverKeys ?? [])
+        var familyKeys = BoardFileFamilyKeys(file: file, field: field, object: object, common: Self.driverKeys)
+        for key in familyKeys.values.keys.sorted() where !own.contains(key) {
+            let owners = ChipFamilyRegistry.all.filter { $0.driverKeys.contains(key) }.map(\.part)
+            if !owners.isEmpty { throw fail("\(field).\(key)", "is set", "only for part \(owners.joined(separator: ", "))") }
+        }
+        familyKeys.values = familyKeys.values.filter { own.contains($0.key) }
+        try other?.checkDriverKeys(familyKeys)
         return BoardFile.Driver(
             name: name, bus: bus, address: address, part: part, alsoAccepts: alsoAccepts,
             enable: try line(object["enable"], "\(field).enable"),
             trigger: try line(object["trigger"], "\(field).trigger"), triggerMode: triggerMode, mux: mux,
-            calibration: calibration, family: family)
+            calibration: calibration, family: family, familyKeys: familyKeys)
     }
 
     func sequence(_ value: Any?, _ field: String) throws(BoardFileError) -> WaveformSequence {

@@ -4,6 +4,7 @@ import DRV2605
 import Foundation
 import HapticChip
 import HapticEffects
+import Haptics
 import HardwareAccess
 import Logging
 

@@ -3,6 +3,7 @@
 import DRV2605
 import HapticChip
 import HapticEffects
+import Haptics
 import HardwareAccess
 
 /// The chip found is not the part the board file names (nor one it also accepts): the rated

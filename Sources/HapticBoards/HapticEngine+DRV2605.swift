@@ -4,6 +4,7 @@ import DRV2605
 import HapticChip
 import HapticEffects
 import HapticFeedback
+import Haptics
 import HardwareAccess
 import Logging
 
@@ -28,7 +29,7 @@ extension HapticEngine {
             enableLine: enableLine, triggerLine: triggerLine, clock: clock, options: driverOptions)
         let part = try driver.start()
         let capabilities = Capabilities(
-            chip: part.description, actuator: configuration.actuator, library: "\(configuration.library)",
+            chip: part.description, actuator: configuration.actuator, library: part.hasROMLibrary ? "\(configuration.library)" : nil,
             loop: configuration.loop, hasTriggerPin: triggerLine != nil, hasEnablePin: enableLine != nil)
         // The DRV2604 parts have RAM, not the ROM library the standard mapping names: their plans stream.
         self.init(

@@ -4,6 +4,7 @@ import DRV2605
 import Foundation
 import HapticChip
 import HapticEffects
+import Haptics
 
 /// What a chip does at start-up about auto-calibration, set per driver in a board file
 /// (`"calibration": "auto"`) or for every chip through `HapticBoard.Options.calibrationPolicy`.

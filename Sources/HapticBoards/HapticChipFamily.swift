@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import Haptics
 import HardwareAccess
 import Logging
 
@@ -23,9 +24,32 @@ public protocol HapticChipFamily: Sendable {
     /// register on: what a program's dead-man guard writes after the program died
     /// (`ChipClaim.stopWrites`).
     var stopWrites: [[UInt8]] { get }
+    /// The keys this family reads in an actuator preset besides the common ones (a DA7280's
+    /// `"impedanceOhms"`): kept for it in `BoardFile.Actuator.familyKeys`. None by default.
+    var actuatorKeys: [String] { get }
+    /// The keys this family reads in its own driver entries besides the common ones: kept for it
+    /// in `BoardFile.Driver.familyKeys`. None by default.
+    var driverKeys: [String] { get }
+    /// Checks the family's keys in an actuator preset as the board file is read, whatever chip
+    /// the preset is fitted to (a value of the wrong type or range fails there, naming its
+    /// field, not when a chip of this family is first opened).
+    func checkActuatorKeys(_ keys: BoardFileFamilyKeys, specification: ActuatorSpecification) throws(BoardFileError)
+    /// Checks the family's keys in one of its driver entries as the board file is read.
+    func checkDriverKeys(_ keys: BoardFileFamilyKeys) throws(BoardFileError)
     /// Opens one chip of the board: checks and configures it on `opening.bus`, and returns its
     /// engine. A board file's value the chip cannot take is a `BoardFileError` naming its field.
     func open(_ opening: HapticChipOpening) throws -> HapticChipOpened
+}
+
+extension HapticChipFamily {
+    /// No keys of its own.
+    public var actuatorKeys: [String] { [] }
+    /// No keys of its own.
+    public var driverKeys: [String] { [] }
+    /// Nothing to check.
+    public func checkActuatorKeys(_ keys: BoardFileFamilyKeys, specification: ActuatorSpecification) throws(BoardFileError) {}
+    /// Nothing to check.
+    public func checkDriverKeys(_ keys: BoardFileFamilyKeys) throws(BoardFileError) {}
 }
 
 /// What a family is given to open one chip of a board file.
@@ -98,6 +122,9 @@ public enum ChipFamilyRegistry {
         let wanted = part.asciiLowercased()
         return families.withLock { families in families.first { $0.part == wanted } }
     }
+
+    /// Every registered family, in the order registered.
+    public static var all: [any HapticChipFamily] { families.withLock { $0 } }
 
     /// Every registered family's part, in the order registered.
     public static var parts: [String] { families.withLock { families in families.map(\.part) } }

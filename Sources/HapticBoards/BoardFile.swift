@@ -4,6 +4,7 @@ import DRV2605
 import Foundation
 import HapticChip
 import HapticEffects
+import Haptics
 import HardwareAccess
 
 /// A board file: what is wired to the Pi — which bus, which chips, which GPIO lines, which
@@ -66,19 +67,9 @@ public struct BoardFile: Sendable, Equatable {
         public var loop: LoopMode?
         /// A note for people (the part number, where it is mounted).
         public var description: String?
-        /// The coil's resistance, in ohms (`"impedanceOhms"`): a DA7280 needs it.
-        public var impedanceOhms: Double? = nil
-        /// The actuator's current limit, in mA (`"maximumMilliamps"`): a DA7280 needs it.
-        public var maximumMilliamps: Double? = nil
-        /// An ERM's shape (`"shape"`: `coin`, the default, or `bar`): a chip that drives the two
-        /// differently (a DA7280) reads it.
-        public var ermShape: ERMShape = .coin
-    }
-
-    /// An ERM's build: a coin (a flat, pancake motor) or a bar (a cylinder with an eccentric mass).
-    public enum ERMShape: String, Sendable, Equatable {
-        case coin
-        case bar
+        /// The preset's other keys, which chip families read (a DA7280's `"impedanceOhms"`,
+        /// `"maximumMilliamps"` and `"shape"`), checked by each registered family that owns one.
+        public var familyKeys = BoardFileFamilyKeys()
     }
 
     /// Which driver chip a board's driver entry is: what opens it. The DRV2605 family and kernel
@@ -123,6 +114,8 @@ public struct BoardFile: Sendable, Equatable {
         public var family: ChipFamily = .drv2605
         /// A kernel vibrator's force-feedback device (`"device"`), nil for a chip on I2C.
         public var device: String?
+        /// The entry's keys that its family owns (`HapticChipFamily.driverKeys`), checked by it.
+        public var familyKeys = BoardFileFamilyKeys()
     }
 
     /// Where the file was read from (errors name it).

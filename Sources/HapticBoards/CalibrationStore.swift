@@ -4,6 +4,7 @@ import DRV2605
 import Foundation
 import HapticChip
 import HapticEffects
+import Haptics
 import HardwareAccess
 
 /// One saved auto-calibration: the results and the inputs they are valid for.
