@@ -1,18 +1,20 @@
 // swift-tools-version: 6.0
 // SPDX-License-Identifier: Apache-2.0
 
-// The haptics stack for Linux single-board computers with a TI DRV2605/DRV2605L.
-// Layers (imports point down only):
-//   haptic, haptic-bench  ->  Haptics  ->  DRV2605  ->  HapticChip (the chip-neutral driver API)  ->  HardwareAccess
-//   haptic, hapticd  ->  ChipFamilies (the DA7280's family), FirmwareLink (the microcontroller link)  ->  Haptics:
-//     Haptics and HapticsService import neither (Scripts/layering-check)
+// The haptics stack for Linux single-board computers with a haptic driver chip.
+// Layers (imports point down only; docs/architecture.md draws them):
+//   haptic, hapticd, haptic-bench  ->  ChipFamilies (the DA7280's family), FirmwareLink (the microcontroller link)
+//     ->  HapticBoards (board files, HapticBoard.open, calibration; the DRV2605's and Linux vibrators' engines)
+//     ->  DRV2605, KernelVibrator, DA7280 (chip families)  and  Haptics (the engine, players, policy)
+//   Haptics, HapticFeedback, HapticPatterns, HapticsService import no chip family (Scripts/layering-check)
 //   Haptics  ->  HapticFeedback (the feedback table), HapticPatterns (the pattern model, its renderer): firmware builds them too
+//     ->  HapticEffects (the named effects and sequences of them)  ->  HapticChip (the chip-neutral driver API)  ->  HardwareAccess
 //   hapticd  ->  HapticsService (the system service: socket protocol, arbitration)  ->  Haptics
 //   hapticd  ->  FeedbackdDBus (feedbackd's D-Bus API through sd-bus)  ->  HapticsService, CSystemd
-//   DRV2605Simulator (a simulated chip: an I2CBus)  ->  DRV2605, HardwareSimulation  ->  HardwareAccess
-//   HapticsSimulation (--simulate: boards of simulated chips, pattern previews)  ->  Haptics, DRV2605Simulator
+//   DRV2605Simulator, DA7280Simulator (simulated chips: I2CBuses)  ->  their chip, HardwareSimulation  ->  HardwareAccess
+//   HapticsSimulation (--simulate: boards of simulated chips, pattern previews)  ->  HapticBoards, ChipFamilies, the simulators
 //   HardwareAccessTesting: test doubles only (expectation and fault-injecting buses); no executable links it
-//   LinuxHardware (/dev/i2c-N, libgpiod)  ->  HardwareAccess, CLinuxHardware
+//   LinuxHardware (/dev/i2c-N, libgpiod, evdev, serial)  ->  HardwareAccess, CLinuxHardware
 //   Audio (sounds decoded by libsndfile, the mixer and the audio timeline on the haptic clock)  ->  HardwareAccess, CSndFile
 //   LinuxAudio (ALSA playback)  ->  Audio, CALSA; Haptics plays sounds with haptics through Audio
 import Foundation

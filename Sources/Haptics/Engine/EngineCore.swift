@@ -24,28 +24,28 @@ final class EngineCore {
     var clock: any HapticClock { driver.clock }
 
     // Prepared state (Apple's prepare semantics).
-    private var preparedUntil: ClockInstant?
-    private var prepareWindowStart: ClockInstant?
-    private var prepareSuppressed = false
-    private var holders: Set<ObjectIdentifier> = []
+    var preparedUntil: ClockInstant?
+    var prepareWindowStart: ClockInstant?
+    var prepareSuppressed = false
+    var holders: Set<ObjectIdentifier> = []
 
     // Playback.
-    private var busyUntil: ClockInstant?
-    private var completionDeadline: ClockInstant?
-    private var clip: (clip: RealTimeClip, start: ClockInstant, next: Int)?
+    var busyUntil: ClockInstant?
+    var completionDeadline: ClockInstant?
+    var clip: (clip: RealTimeClip, start: ClockInstant, next: Int)?
     /// When the chip's status was last read during the clip.
-    private var lastClipStatus = ClockInstant.zero
+    var lastClipStatus = ClockInstant.zero
     /// How often a playing clip's chip is checked for faults: a stream into a chip that stopped
     /// driving is ended within this, at one read per interval.
     static let clipStatusInterval: Duration = .milliseconds(100)
-    private var lastActivity: ClockInstant
+    var lastActivity: ClockInstant
 
     // Policy.
     var lastSelection: ClockInstant?
     var recentTriggers: [ClockInstant] = []
 
     // Statistics.
-    private var counts = HapticEngine.Statistics()
+    var counts = HapticEngine.Statistics()
     /// Live figures: bus counters read now, the current awake stretch included.
     var statistics: HapticEngine.Statistics {
         var value = counts
@@ -55,7 +55,7 @@ final class EngineCore {
         if let since = awakeSince { value.awakeSeconds += clock.now.duration(since: since).secondsDouble }
         return value
     }
-    private var awakeSince: ClockInstant?
+    var awakeSince: ClockInstant?
 
     init(
         driver: any HapticChipDriver, library: (any EffectLibraryPlayback<WaveformSequence>)?, bus: MonitoredBus?, mapping: FeedbackMapping,
@@ -74,8 +74,8 @@ final class EngineCore {
     var isBusy: Bool { busyUntil != nil || clip != nil || exclusive != nil }
 
     // Exclusive playback (pattern players): the engine leaves the chip alone until it ends.
-    private var exclusive: UInt64?
-    private var exclusiveCounter: UInt64 = 0
+    var exclusive: UInt64?
+    var exclusiveCounter: UInt64 = 0
 
     /// Hands the chip to a player: whatever plays is stopped, the power timers hold off.
     func beginExclusive() -> UInt64 {
@@ -108,7 +108,7 @@ final class EngineCore {
 
     /// After a streamed feedback or a pattern: a fault the chip raised while it drove (a short, an
     /// actuator that never moved) is handled here, as after a sequence the chip played.
-    private func checkFaults(after what: String) {
+    func checkFaults(after what: String) {
         do {
             let status = noted(try driver.playbackStatus())
             if status.hasFault { handleFault(status, stopping: false) }
@@ -120,7 +120,7 @@ final class EngineCore {
     /// A status as read, after what it says that is not a fault is logged: a warning (the chip
     /// still drives: counted in `Statistics.warnings`), or a reset the driver found and repaired
     /// (counted by the driver, `Statistics.resetsDetected`).
-    private func noted(_ status: HapticChipStatus) -> HapticChipStatus {
+    func noted(_ status: HapticChipStatus) -> HapticChipStatus {
         if status.warning {
             counts.warnings += 1
             logger.warning("haptics: the chip warns: \(status.warningDetail ?? "a warning without a cause"); it still drives")
@@ -133,7 +133,7 @@ final class EngineCore {
 
     /// A fault the chip reported: counted and kept (`Statistics.lastFault`), the actuator stopped
     /// when it may still be driven, logged, and the latch cleared.
-    private func handleFault(_ status: HapticChipStatus, stopping: Bool, context: String = "") {
+    func handleFault(_ status: HapticChipStatus, stopping: Bool, context: String = "") {
         counts.faults += 1
         counts.lastFault = status.fault
         if stopping { driver.stopQuietly() }
@@ -143,7 +143,7 @@ final class EngineCore {
 
     /// After a fault was reported: the chip reset to clear the latch (it would otherwise report the
     /// same fault after every feedback, and a diagnosis would find it). Logged if it fails.
-    private func clearFaults() {
+    func clearFaults() {
         do { try driver.clearFaults() } catch { recover("clearing the fault", error) }
     }
 
@@ -308,142 +308,5 @@ final class EngineCore {
             }
             noteAwake(driver.power == .ready)
         }
-    }
-
-    // MARK: - Timers
-
-    /// Advances the real-time clip: writes every sample due, returns the next sample's time.
-    func stepClip() -> ClockInstant? {
-        guard let current = clip else { return nil }
-        let now = clock.now
-        var index = current.next
-        let tick = current.clip.tick
-        while index < current.clip.levels.count, current.start.advanced(by: tick * index) <= now {
-            index += 1
-        }
-        if index > current.next {
-            do {
-                try driver.setRealTime(amplitude: current.clip.levels[index - 1])
-            } catch {
-                clip = nil
-                fail("real-time clip", error)
-                return nil
-            }
-        }
-        if index < current.clip.levels.count, now >= lastClipStatus.advanced(by: Self.clipStatusInterval) {
-            // A long stream is checked as it plays: a chip a fault holds idle (a supply sag, a
-            // short) is stopped and reported now, not when the stream would have ended.
-            lastClipStatus = now
-            do {
-                let status = noted(try driver.playbackStatus())
-                if status.hasFault {
-                    clip = nil
-                    handleFault(status, stopping: true, context: "stopped a real-time clip: ")
-                    noteAwake(driver.power == .ready)
-                    return nil
-                }
-            } catch {
-                recover("the check during a real-time clip", error)
-            }
-        }
-        if index >= current.clip.levels.count {
-            let end = current.start.advanced(by: tick * current.clip.levels.count)
-            if now >= end {
-                clip = nil
-                do { try driver.endRealTimePlayback(standby: preparedUntil == nil) } catch { recover("ending a real-time clip", error) }
-                checkFaults(after: "a real-time clip")
-                noteAwake(driver.power == .ready)
-                return nil
-            }
-            clip = (current.clip, current.start, index)
-            return end
-        }
-        clip = (current.clip, current.start, index)
-        return current.start.advanced(by: tick * index)
-    }
-
-    /// Runs what is due now; returns when to run again.
-    func tick() -> ClockInstant? {
-        let now = clock.now
-        var next: [ClockInstant] = []
-        if let clipNext = stepClip() { next.append(clipNext) }
-        if let until = busyUntil {
-            if now >= until {
-                do {
-                    let status = noted(try driver.playbackStatus())
-                    if status.hasFault {
-                        handleFault(status, stopping: true)
-                        busyUntil = nil
-                    } else if status.playing, let deadline = completionDeadline, now < deadline {
-                        next.append(now.advanced(by: driver.pollInterval))
-                    } else {
-                        if status.playing {
-                            logger.warning("haptics: the chip still plays past the effect's deadline; stopping the actuator")
-                            driver.stopQuietly()
-                        }
-                        try driver.finishPlayback()
-                        busyUntil = nil
-                    }
-                } catch {
-                    busyUntil = nil
-                    recover("the completion check", error)
-                }
-            } else {
-                next.append(until)
-            }
-        }
-        if !isBusy, driver.power == .ready {
-            if let until = preparedUntil, now < until {
-                next.append(until)
-            } else {
-                preparedUntil = nil
-                do { try driver.enterStandby() } catch { recover("entering standby", error) }
-                noteAwake(driver.power == .ready)
-            }
-        }
-        if !isBusy, driver.power == .standby, driver.canShutDown {
-            let shutdownAt = lastActivity.advanced(by: options.shutdownAfterIdle)
-            if now >= shutdownAt {
-                do { try driver.shutdown() } catch { recover("the idle shutdown", error) }
-            } else {
-                next.append(shutdownAt)
-            }
-        }
-        return next.min()
-    }
-
-    // MARK: - Bookkeeping
-
-    func noteAwake(_ awake: Bool) {
-        // Called on every pattern write: the clock is read only when the state changes.
-        if awake, awakeSince == nil { awakeSince = clock.now }
-        if !awake, let since = awakeSince {
-            counts.awakeSeconds += clock.now.duration(since: since).secondsDouble
-            awakeSince = nil
-        }
-    }
-
-    func drop(_ label: String, _ reason: DropReason) -> FeedbackOutcome {
-        counts.dropped += 1
-        logger.info("haptics: dropped \(label): \(reason)")
-        return .dropped(reason)
-    }
-
-    /// An error with no caller to report to (timers, exit paths): counted, logged, and the chip
-    /// stopped by whatever still works.
-    private func recover(_ what: String, _ error: HapticChipError) {
-        counts.failures += 1
-        driver.stopQuietly()
-        noteAwake(driver.power == .ready)
-        logger.error("haptics: \(what) failed: \(error); the actuator was stopped")
-    }
-
-    private func fail(_ label: String, _ error: HapticChipError) {
-        counts.dropped += 1
-        driver.stopQuietly()
-        busyUntil = nil
-        clip = nil
-        noteAwake(driver.power == .ready)
-        logger.error("haptics: dropped \(label): \(error)")
     }
 }
