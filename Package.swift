@@ -159,7 +159,8 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "Haptics", "HapticBoards", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator", "LinuxHardware", "HardwareAccess",
+                "Haptics", "HapticBoards", "ChipFamilies", "FirmwareLink", "HapticsSimulation", "HardwareSimulation", "DRV2605", "HapticEffects", "DRV2605Simulator",
+                "LinuxHardware", "HardwareAccess",
                 "HapticsService", "Audio", "LinuxAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log")

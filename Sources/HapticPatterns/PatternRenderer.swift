@@ -94,6 +94,11 @@ public struct PatternRenderer: Sendable {
     /// plot curves; empty when not). A microcontroller renders without them: the drive stream
     /// is the same, in a third of the memory.
     public var recordsDesign = true
+    /// The dynamic parameters and curves a player was sent while it plays (Core Haptics'
+    /// `sendParameters`, `scheduleParameterCurve`), on top of the pattern's own: the intensity
+    /// control multiplies the pattern's, the others add to theirs; their events are ignored and
+    /// they do not lengthen the pattern. Empty: the pattern as designed.
+    public var playerControls = HapticPattern()
     /// Apply HapticSharpnessControl to continuous events only, as Apple's AHAP article says.
     public init(rate: Double = 200, strategy: Strategy = .automatic, playsAudio: Bool = false) {
         self.rate = rate
@@ -164,8 +169,7 @@ public struct PatternRenderer: Sendable {
     /// its release (up to a second when a release-time control may lengthen it) or a
     /// transient's burst. What a microcontroller checks its heap against before it renders.
     public func maximumSteps(of pattern: HapticPattern) -> Int {
-        let releaseControlled =
-            pattern.parameters.contains { $0.id == .hapticReleaseTimeControl } || pattern.curves.contains { $0.id == .hapticReleaseTimeControl }
+        let releaseControlled = controls(pattern, include: .hapticReleaseTimeControl)
         var seconds = pattern.duration
         for event in pattern.events {
             switch event.type {
@@ -181,6 +185,20 @@ public struct PatternRenderer: Sendable {
         return Int((seconds * effectiveRate).rounded(.up)) + 3
     }
 
+    /// Whether `pattern` or the player's controls set `id` anywhere.
+    func controls(_ pattern: HapticPattern, include id: HapticPattern.ParameterID) -> Bool {
+        [pattern, playerControls].contains { layer in layer.curves.contains { $0.id == id } || layer.parameters.contains { $0.id == id } }
+    }
+
+    /// `id` at `time`: the pattern's own value and the player's, combined as Core Haptics combines
+    /// them (the intensity and volume controls multiply, the others add).
+    func control(_ id: HapticPattern.ParameterID, of pattern: HapticPattern, at time: Double) -> Double {
+        let own = pattern.control(id, at: time)
+        guard !playerControls.parameters.isEmpty || !playerControls.curves.isEmpty else { return own }
+        let sent = playerControls.control(id, at: time)
+        return id.neutral == 1 ? own * sent : own + sent
+    }
+
     /// What the chip should play for `input`, with warnings for what it cannot play as designed.
     public func render(_ input: HapticPattern) -> RenderedPattern {
         var warnings: [String] = []
@@ -193,9 +211,7 @@ public struct PatternRenderer: Sendable {
         }
         let transients = haptic.filter { $0.type == .hapticTransient }
         let continuous = haptic.filter { $0.type == .hapticContinuous }
-        if continuous.contains(where: { $0.sharpness != 0.5 }) || pattern.curves.contains(where: { $0.id == .hapticSharpnessControl })
-            || pattern.parameters.contains(where: { $0.id == .hapticSharpnessControl })
-        {
+        if continuous.contains(where: { $0.sharpness != 0.5 }) || controls(pattern, include: .hapticSharpnessControl) {
             warnings.append("sharpness of continuous events is not rendered: a closed-loop actuator drives at its own resonance")
         }
         let audioTimeControls: [HapticPattern.ParameterID] = [.audioAttackTimeControl, .audioDecayTimeControl, .audioReleaseTimeControl]
@@ -218,16 +234,12 @@ public struct PatternRenderer: Sendable {
 
         // The controls a step at a time over the designed length (the intensity control scales
         // the stream; the sharpness control only the plots), kept only where the pattern has one.
-        let hasIntensityControl =
-            pattern.curves.contains { $0.id == .hapticIntensityControl }
-            || pattern.parameters.contains { $0.id == .hapticIntensityControl }
-        let hasSharpnessControl =
-            pattern.curves.contains { $0.id == .hapticSharpnessControl }
-            || pattern.parameters.contains { $0.id == .hapticSharpnessControl }
+        let hasIntensityControl = controls(pattern, include: .hapticIntensityControl)
+        let hasSharpnessControl = controls(pattern, include: .hapticSharpnessControl)
         func controlSteps(_ id: HapticPattern.ParameterID) -> [Double] {
             var values: [Double] = []
             values.reserveCapacity(steps)
-            for index in 0..<steps { values.append(pattern.control(id, at: Double(index) / rate)) }
+            for index in 0..<steps { values.append(control(id, of: pattern, at: Double(index) / rate)) }
             return values
         }
         let intensityControl = hasIntensityControl ? controlSteps(.hapticIntensityControl) : []
@@ -248,14 +260,16 @@ public struct PatternRenderer: Sendable {
         var tailSteps = steps
 
         for event in continuous {
-            // The time controls add to the event's own times (Core Haptics: additive, -1...1), at
-            // the event's start: an event's envelope is fixed when it begins here.
-            func time(_ value: Double, _ control: HapticPattern.ParameterID) -> Double {
-                PatternRenderer.envelopeSeconds(min(1, max(0, value + pattern.control(control, at: event.time))))
+            // The time controls add to the event's own times (Core Haptics: additive, -1...1),
+            // each as it is when its part of the envelope begins: the attack at the event's start,
+            // the decay once the attack is over, the release at the event's end. A control sent
+            // while an event plays changes the parts still to come.
+            func time(_ value: Double, _ control: HapticPattern.ParameterID, at instant: Double) -> Double {
+                PatternRenderer.envelopeSeconds(min(1, max(0, value + self.control(control, of: pattern, at: instant))))
             }
-            let attack = time(event.attackTime, .hapticAttackTimeControl)
-            let release = event.sustained ? time(event.releaseTime, .hapticReleaseTimeControl) : 0
-            let decay = time(event.decayTime, .hapticDecayTimeControl)
+            let attack = time(event.attackTime, .hapticAttackTimeControl, at: event.time)
+            let release = event.sustained ? time(event.releaseTime, .hapticReleaseTimeControl, at: event.time + event.duration) : 0
+            let decay = time(event.decayTime, .hapticDecayTimeControl, at: event.time + attack)
             let first = max(0, Int((event.time * rate).rounded()))
             let last = Int(((event.time + event.duration + release) * rate).rounded())
             if last + 1 > samples.count {

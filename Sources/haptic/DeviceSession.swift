@@ -9,6 +9,7 @@ import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess
+import HardwareSimulation
 import LinuxHardware
 import Logging
 
@@ -38,6 +39,11 @@ final class DeviceSession {
     let calibrationStore: CalibrationStore
     /// Where the calibration in use came from, for `status`.
     let calibrationSource: String
+    /// The simulated chips, with `--simulate`: what `--acceleration-csv` reads the drive from.
+    let simulated: SimulatedHardware?
+    /// The selected driver's name and its actuator's motion, for `--acceleration-csv`.
+    let selectedDriver: String
+    let actuatorPhysics: ActuatorPhysics
 
     /// `drives: false` for the verbs that only look at the chip (probe, dump, status) or calibrate
     /// or diagnose it themselves: the board's calibration policy is not applied at opening.
@@ -67,15 +73,25 @@ final class DeviceSession {
         if let address = try options.addressOverride() { for index in file.drivers.indices { file.drivers[index].address = address } }
         if let bus = options.bus { for index in file.drivers.indices { file.drivers[index].bus = bus } }
         let simulate = options.simulates(withBoardFile: fromPath)
+        if options.accelerationCSV != nil, !simulate {
+            throw CLIError("--acceleration-csv needs --simulate: the acceleration is a model's, of the simulated chip's drive", exitCode: CLIError.usage)
+        }
+        selectedDriver = selected
+        if case let .lra(_, _, hz) = try file.actuator(named: actuatorName).specification {
+            actuatorPhysics = .typical(lra: hz)
+        } else {
+            actuatorPhysics = .typical(lra: nil)
+        }
         calibrationStore = simulate ? CalibrationStore(path: CalibrationStore.simulatedPath) : CalibrationStore()
         let clock: any HapticClock = simulate && options.virtualTime ? VirtualClock() : SystemClock.shared
         self.clock = clock
-        let hardware: any HardwareProvider =
+        simulated =
             simulate
             ? try SimulatedHardware(
                 board: file, actuator: actuatorName, part: options.simulatedPart?.part, family: options.simulatedPart?.family, clock: clock,
                 keepsTrace: false)
-            : LinuxHardwareProvider()
+            : nil
+        let hardware: any HardwareProvider = simulated ?? LinuxHardwareProvider()
         var boardOptions = HapticBoard.Options()
         boardOptions.actuator = actuatorName
         boardOptions.drivers = allDrivers ? nil : [selected]
@@ -103,6 +119,21 @@ final class DeviceSession {
         origin =
             place + (!fromPath ? "" : " (board \(file.name)" + (board.chips.count > 1 ? ", \(board.chips.count) chips" : "") + ")")
             + (simulate && options.virtualTime ? ", virtual time" : "")
+    }
+
+    /// With `--acceleration-csv FILE`: the selected chip's drive from `start` to now and 100 ms of
+    /// ringing after, through the actuator's model, written to FILE (whole or not at all).
+    func writeAccelerationCSV(from start: ClockInstant) throws {
+        guard let path = options.accelerationCSV, let simulated else { return }
+        guard let record = simulated.chips[selectedDriver]?.output ?? simulated.da7280Chips[selectedDriver]?.output else {
+            throw CLIError("--acceleration-csv: the driver \(selectedDriver) is not a simulated chip on I2C", exitCode: CLIError.usage)
+        }
+        let samples = actuatorPhysics.simulate(record, from: start, to: clock.now.advanced(by: .milliseconds(100)))
+        do {
+            try AtomicFile.write(Data(ActuatorPhysics.csv(samples).utf8), to: path)
+        } catch {
+            throw CLIError("--acceleration-csv: \(path) cannot be written: \(error)", exitCode: CLIError.cannotCreate)
+        }
     }
 
     /// Prints the one line saying where this runs (not in JSON mode).

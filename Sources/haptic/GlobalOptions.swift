@@ -46,6 +46,12 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "What start-up does without a saved calibration: auto calibrates and saves, saved refuses, open-loop never calibrates (default: the board file's, else auto).")
     var calibration: CalibrationPolicy?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --simulate: write what the actuator did to FILE as CSV (time_s,drive,acceleration_g at 8 kHz, from the start of playback): the simulated chip's drive through a model of the actuator's motion (an LRA as a resonator, an ERM with its spin-up and spin-down).",
+            valueName: "file"))
+    var accelerationCSV: String?
+
     @Flag(help: "Print every bus transaction as it happens, on stderr (stdout keeps the verb's output, and --json stays valid JSON).")
     var trace = false
 

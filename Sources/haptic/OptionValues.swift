@@ -60,3 +60,27 @@ enum SimulatedPartValue: String, CaseIterable, ExpressibleByArgument {
     /// The chip family simulated.
     var family: BoardFile.ChipFamily { self == .da7280 ? .da7280 : .drv2605 }
 }
+
+/// `--parameter NAME=VALUE@SECONDS`: a Core Haptics dynamic parameter, `SECONDS` into the pattern.
+struct DynamicParameterValue: ExpressibleByArgument {
+    /// The names on the command line, and the parameters they send.
+    static let names: [(String, HapticPattern.ParameterID)] = [
+        ("intensity", .hapticIntensityControl), ("sharpness", .hapticSharpnessControl), ("attack", .hapticAttackTimeControl),
+        ("decay", .hapticDecayTimeControl), ("release", .hapticReleaseTimeControl)
+    ]
+    let parameter: HapticPattern.Parameter
+
+    init?(argument: String) {
+        let nameAndRest = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        guard nameAndRest.count == 2, let id = Self.names.first(where: { $0.0 == nameAndRest[0].lowercased() })?.1 else { return nil }
+        let valueAndTime = nameAndRest[1].split(separator: "@", maxSplits: 1).map(String.init)
+        guard let value = Double(valueAndTime[0]), value.isFinite, id.range.contains(value) else { return nil }
+        var time = 0.0
+        if valueAndTime.count == 2 {
+            guard let seconds = Double(valueAndTime[1]), seconds.isFinite, seconds >= 0 else { return nil }
+            time = seconds
+        }
+        parameter = HapticPattern.Parameter(id: id, time: time, value: value)
+    }
+
+}

@@ -46,12 +46,20 @@ struct PatternCommand: ParsableCommand {
     @Flag(help: "Loop until interrupted.") var loop = false
     @Flag(help: "Play on every chip of the board file, in step.") var all = false
     @Flag(help: "Leave the pattern's audio events out (they play on the audio device otherwise).") var noAudio = false
+    @Option(
+        help: ArgumentHelp(
+            "A dynamic parameter sent while the pattern plays, as Core Haptics' sendParameters: NAME=VALUE@SECONDS, NAME one of intensity (multiplies, 0...1), sharpness, attack, decay, release (add, -1...1); e.g. intensity=0.5@0.3, sharpness=+0.3@0.6. Repeatable.",
+            valueName: "name=value@seconds"))
+    var parameter: [DynamicParameterValue] = []
     @OptionGroup var audio: AudioOptions
     @OptionGroup var service: ServiceOptions
 
     func run() throws {
         try CLIError.reporting {
             let document = try patternOptions.read(file)
+            if !parameter.isEmpty, global.serviceSocket != nil || global.serialDevice != nil || all {
+                throw CLIError("--parameter plays the pattern on this machine's chip: not with --socket, --device serial: or --all", exitCode: CLIError.usage)
+            }
             if let socket = global.serviceSocket {
                 var request = ServiceRequest(.play)
                 request.pattern = try String(contentsOfFile: file, encoding: .utf8)
@@ -121,7 +129,14 @@ struct PatternCommand: ParsableCommand {
             if all {
                 players = session.group.play(rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
             } else {
-                let single = PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
+                let single =
+                    parameter.isEmpty
+                    ? PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
+                    : PatternPlayer(
+                        engine: session.engine, designed: document.pattern, renderer: renderer, options: playerOptions(), soundTrack: soundTrack,
+                        sounds: sounds)
+                // Sent before the start, each counts from it: NAME changes at SECONDS into the pattern.
+                for value in parameter { try single.sendParameters([value.parameter]) }
                 single.start()
                 players = [single]
             }
@@ -133,6 +148,7 @@ struct PatternCommand: ParsableCommand {
             let audioReport = try finishSounds(sounds)
             let played = session.clock.now.duration(since: start).secondsDouble
             session.finish()
+            try session.writeAccelerationCSV(from: start)
             let final = try session.finalState()
             if global.json {
                 var counts: [String: Int] = [:]

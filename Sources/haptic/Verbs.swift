@@ -238,6 +238,7 @@ struct Play: ParsableCommand {
             if case .dropped = outcome { feedbackSounds?.engine.stopAll() }
             let audioReport = try finishSounds(feedbackSounds?.engine)
             session.finish()
+            try session.writeAccelerationCSV(from: start)
             // A chip that stopped during the feedback (a supply sag, a short) did not play it.
             if case .played = outcome,
                 let fault = zip(session.engines, faultsBefore).first(where: { $0.0.engine.statistics.faults > $0.1 })?.0.engine.statistics.lastFault

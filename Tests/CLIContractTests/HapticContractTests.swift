@@ -76,6 +76,54 @@ import Testing
         }
     }
 
+    /// `--acceleration-csv`: what the simulated actuator did, at 8 kHz from the start of
+    /// playback: a heavy impact on the LRA is felt (over half its rated 1.4 g) and has died away
+    /// by the end of the file; without `--simulate` there is nothing to model, and it says so.
+    @Test func theAccelerationCSVIsWhatTheActuatorDid() throws {
+        let csv = scratch.file("impact.csv")
+        let run = try haptic.run(["play", "impact-heavy", "--simulate", "--virtual-time", "--acceleration-csv", csv], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "time_s,drive,acceleration_g")
+        let rows = lines.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(rows.count > 800 && rows.allSatisfy { $0.count == 3 }, "\(rows.count) rows")
+        let times = rows.map { $0[0] }
+        #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.000125) < 1e-6 }, "not 8 kHz")
+        #expect(rows.map { abs($0[2]) }.max() ?? 0 > 0.7, "the impact is not felt")
+        #expect(rows.suffix(80).map { abs($0[2]) }.max() ?? 1 < 0.05, "still moving at the end: \(rows.suffix(3))")
+        let refused = try haptic.run(["play", "impact-heavy", "--acceleration-csv", csv, "--bus", "/dev/i2c-99"], environment: environment)
+        #expect(refused.status == 64 && refused.stderr.contains("--acceleration-csv needs --simulate"), "\(refused.stderr)")
+    }
+
+    /// `--parameter intensity=0.5@0.3` on a continuous pattern of the corpus: from 0.35 s on,
+    /// the actuator's acceleration (its envelope, 20 ms windows) is half (±1.5 dB) of what it is
+    /// without the parameter, and before 0.3 s it is the same.
+    @Test func anIntensityParameterHalvesWhatIsFeltFromItsTime() throws {
+        let corpus = Program.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/ahap-corpus")
+        let file = corpus.appendingPathComponent("williamwei2025__Haptic-Tests__Inflate.ahap").path
+        try #require(FileManager.default.fileExists(atPath: file), "the shared corpus's continuous pattern is missing")
+        func envelope(_ extra: [String]) throws -> [Double] {
+            let csv = scratch.file("inflate-\(extra.count).csv")
+            let run = try haptic.run(["pattern", file, "--simulate", "--virtual-time", "--acceleration-csv", csv] + extra, environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+            // The peak |acceleration| of each 20 ms window.
+            return stride(from: 0, to: rows.count, by: 160).map { start in rows[start..<min(rows.count, start + 160)].map { abs($0[2]) }.max() ?? 0 }
+        }
+        let plain = try envelope([])
+        let halved = try envelope(["--parameter", "intensity=0.5@0.3"])
+        try #require(plain.count > 60 && halved.count == plain.count, "\(plain.count) and \(halved.count) windows")
+        let early = (2..<14).map { halved[$0] / max(plain[$0], 1e-9) }
+        #expect(early.allSatisfy { abs($0 - 1) < 0.02 }, "changed before 0.3 s: \(early)")
+        let late = (18..<80).filter { plain[$0] > 0.1 }
+        try #require(late.count > 20, "too little felt after 0.35 s")
+        let ratio = late.map { halved[$0] }.reduce(0, +) / late.map { plain[$0] }.reduce(0, +)
+        let decibels = 20 * log10(ratio / 0.5)
+        #expect(abs(decibels) <= 1.5, "\(ratio) of the acceleration after 0.35 s: \(decibels) dB from half")
+        let bad = try haptic.run(["pattern", file, "--simulate", "--virtual-time", "--parameter", "loudness=2@1"], environment: environment)
+        #expect(bad.status == 64, "\(bad.stderr)")
+    }
+
     @Test func renderWritesAPlot() throws {
         let plot = scratch.file("plot.svg")
         let run = try haptic.run(["render", "Examples/patterns/heartbeat.ahap", "-o", plot], environment: environment)

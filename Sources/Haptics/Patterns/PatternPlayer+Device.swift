@@ -13,8 +13,8 @@ extension PatternPlayer {
     /// that renders the source as this rendering was made (checked before the chip is taken, as
     /// it renders the pattern again).
     func deviceRendersThisStart() -> Bool {
-        let (fromStart, rate, looping) = state.withLock { ($0.originOffset == 0, $0.playbackRate, $0.loopEnabled) }
-        guard let deviceSource, fromStart, rate == 1, !looping,
+        let (fromStart, rate, looping, varied) = state.withLock { ($0.originOffset == 0, $0.playbackRate, $0.loopEnabled, $0.rendering != nil) }
+        guard let deviceSource, fromStart, rate == 1, !looping, !varied,
             let deviceRenderer = engine.withChip({ ($0 as? any PatternRenderingDevice)?.deviceRenderer })
         else { return false }
         return deviceSource.rendersTheSame(on: deviceRenderer, as: pattern)
@@ -26,6 +26,7 @@ extension PatternPlayer {
     /// Stops the device's rendering and streams from here, from the current position (a seek,
     /// a loop or a new rate).
     func leaveDevice(_ token: UInt64, _ now: ClockInstant) -> ClockInstant? {
+        let pattern = rendering
         do {
             let left: Void? = try engine.withExclusive(token) { core in
                 try core.driver.stop()

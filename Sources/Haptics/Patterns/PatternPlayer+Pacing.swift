@@ -28,6 +28,7 @@ extension PatternPlayer {
                 return nil
             }
             let uploads = deviceRendersThisStart()
+            let pattern = rendering
             let token = engine.beginExclusive()
             var onDevice = false
             do {
@@ -89,8 +90,9 @@ extension PatternPlayer {
             case write(UInt64, Double, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
                 loop(UInt64), end, wait(ClockInstant), none, leaveDevice(UInt64), deviceEnd(UInt64, ClockInstant)
         }
-        let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
         let work: Work = state.withLock { state in
+            let pattern = playing(state)
+            let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
             guard case .playing = state.status, let token = state.token else { return .none }
             let offset = position(state, now)
             if state.onDevice {

@@ -41,12 +41,27 @@ public final class PatternPlayer: Sendable {
         var onDevice = false
         /// A seek while the device rendered: stream from here from the new position.
         var leaveDevice = false
+        /// The rendering played now: nil for the one given (`pattern`), else the one made again
+        /// after dynamic parameters were sent or a curve scheduled (PatternPlayer+Parameters).
+        var rendering: RenderedPattern?
+        /// The pattern as designed and its renderer, for a player that renders it itself: what
+        /// dynamic parameters are added to, and rendered again with.
+        var design: Design?
+    }
+
+    /// A pattern as designed and the renderer that renders it.
+    struct Design {
+        var pattern: HapticPattern
+        var renderer: PatternRenderer
     }
 
     /// The engine whose chip the player takes for the pattern's length.
     public let engine: HapticEngine
-    /// What is played: a real-time stream or ROM hits, from `PatternRenderer`.
+    /// What is played: a real-time stream or ROM hits, from `PatternRenderer`; until dynamic
+    /// parameters change it (`rendering`).
     public let pattern: RenderedPattern
+    /// What is played now: `pattern`, or its rendering again with the parameters sent since.
+    public var rendering: RenderedPattern { state.withLock { playing($0) } }
     public let options: Options
     /// The pattern's audio events, played on `sounds` in step with the haptics.
     public let soundTrack: PatternSoundTrack?
@@ -58,6 +73,8 @@ public final class PatternPlayer: Sendable {
     let deviceSource: PatternSource?
     /// What the player is doing, behind a lock (its extensions share it).
     let state = Locked(State())
+    /// Dynamic parameters and curves taken so far, one send at a time (PatternPlayer+Parameters).
+    let variations = Locked(0)
 
     /// A player for `pattern` on `engine`; nothing happens until `start`.
     /// A ROM rendering on a chip without a ROM effect library (DRV2604, DRV2604L) plays its
@@ -76,19 +93,41 @@ public final class PatternPlayer: Sendable {
         self.engine = engine
         self.soundTrack = soundTrack?.isEmpty == true ? nil : soundTrack
         self.sounds = sounds
-        var pattern = pattern
+        let scale = engine.policy.intensityScale
+        self.deviceSource = scale < 0.999 || (sounds != nil && self.soundTrack != nil) ? nil : source
+        self.pattern = Self.playable(pattern, on: engine)
+        self.options = options
+    }
+
+    /// A player that renders `designed` itself with `renderer`, and again whenever dynamic
+    /// parameters are sent or a parameter curve is scheduled while it plays (Core Haptics'
+    /// `CHHapticAdvancedPatternPlayer`; PatternPlayer+Parameters).
+    public convenience init(
+        engine: HapticEngine, designed: HapticPattern, renderer: PatternRenderer = PatternRenderer(), options: Options = Options(),
+        soundTrack: PatternSoundTrack? = nil, sounds: SoundEngine? = nil
+    ) {
+        self.init(
+            engine: engine, pattern: renderer.render(designed), options: options, soundTrack: soundTrack, sounds: sounds,
+            source: PatternSource(pattern: designed))
+        state.withLock { $0.design = Design(pattern: designed, renderer: renderer) }
+    }
+
+    /// `rendered` as `engine` plays it: ROM clicks stream on a chip without an effect library,
+    /// and under the policy's intensity scale, as every feedback (ROM effects have fixed
+    /// strengths, so a scaled pattern streams its scaled envelope).
+    static func playable(_ rendered: RenderedPattern, on engine: HapticEngine) -> RenderedPattern {
+        var pattern = rendered
         if pattern.mode == .rom, !engine.hasEffectLibrary { pattern.mode = .realTime }
-        // The policy's intensity scale, as for every feedback: ROM effects have fixed strengths,
-        // so a scaled pattern streams its (scaled) envelope.
         let scale = engine.policy.intensityScale
         if scale < 0.999 {
             pattern.mode = .realTime
             pattern.samples = pattern.samples.map { $0 * scale }
         }
-        self.deviceSource = scale < 0.999 || (sounds != nil && self.soundTrack != nil) ? nil : source
-        self.pattern = pattern
-        self.options = options
+        return pattern
     }
+
+    /// The rendering played now (under `state`'s lock).
+    func playing(_ state: State) -> RenderedPattern { state.rendering ?? pattern }
 
     var clock: any HapticClock { engine.clock }
 
@@ -202,7 +241,8 @@ public final class PatternPlayer: Sendable {
     public func seek(to offset: Double) {
         let now = clock.now
         let target = max(0, offset.isFinite ? offset : 0)
-        let playing = state.withLock { state -> Bool in
+        let isPlaying = state.withLock { state -> Bool in
+            let pattern = playing(state)
             state.pausedOffset = target
             if case .playing = state.status {
                 state.origin = now
@@ -214,7 +254,7 @@ public final class PatternPlayer: Sendable {
             }
             return false
         }
-        if playing {
+        if isPlaying {
             replaceSounds(from: target, at: now)
             wakeWork()
         }
