@@ -64,6 +64,39 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "a temporary socket name left behind")
     }
 
+    /// The same promise, seen by the kernel rather than raced for: the directory's own events
+    /// (inotify) show the socket's name appear only by the rename made after `listen`, never by
+    /// a socket made there (a bind at the final name would be an IN_CREATE of it). The race
+    /// above can miss a window of a few system calls on a loaded machine; this cannot.
+    @Test func theNameAppearsOnlyByTheRenameAfterListen() throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let watch = inotify_init1(Int32(O_NONBLOCK | O_CLOEXEC))
+        try #require(watch >= 0, "inotify: \(String(cString: strerror(errno)))")
+        defer { close(watch) }
+        let created: UInt32 = 0x100
+        let movedTo: UInt32 = 0x80  // IN_CREATE, IN_MOVED_TO
+        try #require(inotify_add_watch(watch, directory, created | movedTo) >= 0)
+        let listener = try UnixListener(path: directory + "/s.sock")
+        defer { listener.close() }
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let count = read(watch, &buffer, buffer.count)
+        try #require(count > 0, "no event from the directory")
+        // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+        var events: [(mask: UInt32, name: String)] = []
+        var offset = 0
+        while offset + 16 <= count {
+            let field = { (at: Int) in UInt32(buffer[at]) | UInt32(buffer[at + 1]) << 8 | UInt32(buffer[at + 2]) << 16 | UInt32(buffer[at + 3]) << 24 }
+            let mask = field(offset + 4)
+            let length = Int(field(offset + 12))
+            let name = String(decoding: buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
+            events.append((mask, name))
+            offset += 16 + length
+        }
+        #expect(events.contains { $0.mask & movedTo != 0 && $0.name == "s.sock" }, "\(events)")
+        #expect(!events.contains { $0.mask & created != 0 && $0.name == "s.sock" }, "a socket was made at the final name before it listened: \(events)")
+    }
+
     /// Listening leaves exactly the socket named, with the mode asked for, and it answers.
     @Test func listeningLeavesOnlyTheSocketNamed() throws {
         let directory = try Self.folder()
