@@ -12,6 +12,15 @@ import Testing
     /// One continuous event of a second at full intensity.
     static let buzz = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 1, sharpness: 0.5)])
 
+    /// `pattern` started now on a fresh simulated chip, by a player that renders it itself.
+    static func playing(_ pattern: HapticPattern) throws -> (EngineRig, ClockInstant, PatternPlayer) {
+        let rig = try EngineRig()
+        let player = PatternPlayer(engine: rig.engine, designed: pattern)
+        let start = rig.clock.now
+        player.start(at: start)
+        return (rig, start, player)
+    }
+
     /// The drive level `seconds` after `start`.
     static func level(_ rig: EngineRig, _ start: ClockInstant, _ seconds: Double) -> Double {
         rig.chip.output.level(at: start.advanced(by: .secondsClamped(seconds)))
@@ -20,10 +29,7 @@ import Testing
     /// Core Haptics: HapticIntensityControl multiplies, from the time it is sent: the drive halves
     /// within one update (5 ms at the renderer's 200 a second) of its time, and not before.
     @Test func intensityHalvesWithinOneUpdateOfItsTime() throws {
-        let rig = try EngineRig()
-        let start = rig.clock.now
-        let player = PatternPlayer(engine: rig.engine, designed: Self.buzz)
-        player.start(at: start)
+        let (rig, start, player) = try Self.playing(Self.buzz)
         rig.advance(.milliseconds(300))
         let before = Self.level(rig, start, 0.299)
         #expect(before > 0.5, "\(before)")
@@ -38,10 +44,7 @@ import Testing
 
     /// A time already past means now; the value holds to the end.
     @Test func aPastTimeMeansNow() throws {
-        let rig = try EngineRig()
-        let start = rig.clock.now
-        let player = PatternPlayer(engine: rig.engine, designed: Self.buzz)
-        player.start(at: start)
+        let (rig, start, player) = try Self.playing(Self.buzz)
         rig.advance(.milliseconds(200))
         let before = Self.level(rig, start, 0.199)
         try player.sendParameters([.init(id: .hapticIntensityControl, time: 0, value: 0.25)], atTime: start)
@@ -53,10 +56,7 @@ import Testing
 
     /// A curve scheduled mid-play ramps the drive from its time: intensity 1 to 0 over 200 ms.
     @Test func aCurveScheduledMidPlayRamps() throws {
-        let rig = try EngineRig()
-        let start = rig.clock.now
-        let player = PatternPlayer(engine: rig.engine, designed: Self.buzz)
-        player.start(at: start)
+        let (rig, start, player) = try Self.playing(Self.buzz)
         rig.advance(.milliseconds(300))
         let full = Self.level(rig, start, 0.299)
         try player.scheduleParameterCurve(
@@ -70,11 +70,8 @@ import Testing
     /// The time controls add to the events' own times: HapticReleaseTimeControl +0.6, sent while
     /// the event plays, changes its envelope from then on, and the chip plays the new envelope.
     @Test func aReleaseTimeControlChangesTheEnvelopeFromItsTime() throws {
-        let rig = try EngineRig()
-        let start = rig.clock.now
         let short = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.5, intensity: 1, sharpness: 0.5)])
-        let player = PatternPlayer(engine: rig.engine, designed: short)
-        player.start(at: start)
+        let (rig, start, player) = try Self.playing(short)
         rig.advance(.milliseconds(100))
         let plain = player.rendering
         try player.sendParameters([.init(id: .hapticReleaseTimeControl, time: 0, value: 0.6)], atTime: nil)
