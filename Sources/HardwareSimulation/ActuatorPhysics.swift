@@ -58,8 +58,8 @@ public struct ActuatorPhysics: Sendable, Equatable {
 
     /// The model for an actuator of a board file: an LRA at its resonance, an ERM as the coin.
     public static func typical(lra resonantHz: Double?) -> ActuatorPhysics {
-        guard let resonantHz else { return coinERM }
-        return ActuatorPhysics(kind: .lra(resonantHz: resonantHz, q: 15), ratedAccelerationG: 1.4)
+        guard let resonantHz, case let .lra(_, q) = coinLRA.kind else { return coinERM }
+        return ActuatorPhysics(kind: .lra(resonantHz: resonantHz, q: q), ratedAccelerationG: coinLRA.ratedAccelerationG)
     }
 
     /// One sample of the motion.
