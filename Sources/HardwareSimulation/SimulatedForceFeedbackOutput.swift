@@ -11,8 +11,10 @@ import HardwareAccess
 /// periodic's is 0x7FFF, or, as a da7280 (`readsConstantAsDA7280`), the override Linux's da7280
 /// computes from it, read as the chip reads it with acceleration off (127 is full scale, ABSMAX;
 /// above 127 the drive reverses, recorded negative), with uploads refused while it drives and for
-/// `busyUploadsAfterStop` attempts after a stop (its work item not yet run). Every call is in
-/// `calls`, timed, for tests that check the stop.
+/// `busyUploadsAfterStop` attempts after a stop (its work item not yet run); or, as gpio-vibrator
+/// (`switched`), full scale whenever anything drives at all. A playing effect uploaded again starts
+/// its replay again from the upload (its delay, then its length), as ff-memless's upload does.
+/// Every call is in `calls`, timed, for tests that check the stop.
 public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
     /// The device's name (`EVIOCGNAME`).
     public let name: String
@@ -41,6 +43,9 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
     public var busyUploadsAfterStop = 0
     /// Uploads refused as busy so far.
     public private(set) var busyRefusals = 0
+    /// Switched on or off, as gpio-vibrator switches its line: on at full scale while the playing
+    /// effects' combined magnitude is not zero (gpio-vibra.c), off otherwise.
+    public var switched = false
 
     private let clock: any HapticClock
     private var effects: [Int: ForceFeedbackEffect] = [:]
@@ -94,7 +99,7 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
             if let until, until <= now { continue }
             if let effect = effects[id] { total += level(of: effect) }
         }
-        output.set(min(1, total * gain), at: now)  // a reversed da7280 drive stays negative
+        output.set(driven(total), at: now)  // a reversed da7280 drive stays negative
         // An effect of finite length ends by itself: the drive after it is planned.
         let ends = playing.compactMap { $0.value }.filter { $0 > now }.sorted()
         for end in ends {
@@ -102,8 +107,13 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
             for (id, until) in playing where until.map({ $0 > end }) ?? true {
                 if let effect = effects[id] { after += level(of: effect) }
             }
-            output.plan([ActuatorRecord.Sample(time: end, level: min(1, after * gain))])
+            output.plan([ActuatorRecord.Sample(time: end, level: driven(after))])
         }
+    }
+
+    /// What the actuator is driven with for the playing effects' combined level.
+    private func driven(_ total: Double) -> Double {
+        switched ? (total * gain != 0 ? 1 : 0) : min(1, total * gain)
     }
 
     /// Uploads (`EVIOCSFF`): a new effect for id -1, else effect `id` replaced in place.
@@ -126,7 +136,11 @@ public final class SimulatedForceFeedbackOutput: ForceFeedbackOutput {
         }
         effects[effect.id] = effect
         calls.append((clock.now, "upload", effect.id))
-        if playing.keys.contains(effect.id) { render() }
+        if playing.keys.contains(effect.id) {
+            // ml_ff_upload: a started effect's replay starts again, from its delay to its length.
+            playing.updateValue(effect.length == .zero ? nil : clock.now.advanced(by: effect.delay + effect.length), forKey: effect.id)
+            render()
+        }
         return effect.id
     }
 

@@ -26,6 +26,14 @@ import HardwareAccess
 /// override kept within 127 × NOMMAX / ABSMAX, where Linux's own full scale would reverse the
 /// drive). There is no standby to enter or leave here: the kernel's driver powers its chip down
 /// when nothing plays; `enterStandby` and `shutdown` stop and erase the effect.
+///
+/// A kernel vibrator cannot brake: a brake in the stream (a negative level, the reverse drive an
+/// ERM or an antiphase LRA is stopped with on our own chips) is no drive here, never forward drive
+/// as its size. A switched vibrator (gpio-vibrator) whose rules hold it on for a minimum time
+/// (`KernelVibratorRules.minimumOnTime`) is not switched off sooner by the stream, nor by the
+/// stream's end: the effect is given the rest of that time as its replay length and played again,
+/// so that the kernel ends the pulse itself (nothing is left running should this process die).
+/// `stop()`, standby and shutdown switch it off at once.
 public final class KernelVibratorDriver: HapticChipDriver {
     /// The device.
     public let output: any ForceFeedbackOutput
@@ -70,6 +78,10 @@ public final class KernelVibratorDriver: HapticChipDriver {
     private var playing = false
     /// When the last level was sent, for the rules' rate bound.
     private var lastSent: ClockInstant?
+    /// When a switched vibrator was switched on, while it is on (for `rules.minimumOnTime`).
+    private var switchedOn: ClockInstant?
+    /// When the kernel ends a pulse held on for the minimum time (nil: none is held).
+    private var heldUntil: ClockInstant?
 
     /// A driver for `output`; its rules by the device's name and firmware node when not given.
     public init(output: any ForceFeedbackOutput, clock: any HapticClock, rules: KernelVibratorRules? = nil) throws(HapticChipError) {
@@ -92,14 +104,35 @@ public final class KernelVibratorDriver: HapticChipDriver {
     }
 
     /// The effect that drives the actuator at `level` (0...1), until stopped.
-    private func effect(at level: Double, id: Int) -> ForceFeedbackEffect {
+    private func effect(at level: Double, id: Int, length: Duration = .zero) -> ForceFeedbackEffect {
         let kind: ForceFeedbackEffect.Kind
         switch effectKind {
         case .constant: kind = .constant(level: rules.constantEncoding.constantLevel(for: level))
         case .rumble: kind = .rumble(strong: rules.rumbleEncoding.magnitude(for: level), weak: 0)
         case .periodic: kind = .periodic(waveform: .sine, magnitude: min(max(level, 0), 1), offset: 0, period: .milliseconds(10))
         }
-        return ForceFeedbackEffect(id: id, kind: kind, length: .zero)
+        return ForceFeedbackEffect(id: id, kind: kind, length: length)
+    }
+
+    /// Whether a pulse held for the minimum on-time has not ended yet.
+    private func held(at now: ClockInstant) -> Bool { heldUntil.map { now < $0 } ?? false }
+
+    /// Holds a switched vibrator on until its minimum on-time has passed, when it was switched on
+    /// less than that ago: the effect at its level is uploaded with the rest of the time as its
+    /// replay length and played again (ff-memless restarts a started effect's replay), so the
+    /// kernel switches it off then. Returns whether it was held (false: switch it off now).
+    private func holdForMinimumOnTime() throws(ForceFeedbackDeviceError) -> Bool {
+        let now = clock.now
+        guard rules.minimumOnTime > .zero, let id = effect, let since = switchedOn, level > 0 else { return false }
+        let end = since.advanced(by: rules.minimumOnTime)
+        guard now < end else { return false }
+        _ = try output.upload(effect(at: level, id: id, length: end.duration(since: now)))
+        try output.play(id: id, count: 1)
+        heldUntil = end
+        switchedOn = nil
+        playing = false
+        level = 0
+        return true
     }
 
     private func device<T>(_ body: () throws(ForceFeedbackDeviceError) -> T) throws(HapticChipError) -> T {
@@ -122,6 +155,8 @@ public final class KernelVibratorDriver: HapticChipDriver {
     public func stop() throws(HapticChipError) {
         streaming = false
         lastSent = nil
+        switchedOn = nil
+        heldUntil = nil
         guard let id = effect else { return }
         level = 0
         playing = false
@@ -135,6 +170,8 @@ public final class KernelVibratorDriver: HapticChipDriver {
     public func stopQuietly() {
         streaming = false
         lastSent = nil
+        switchedOn = nil
+        heldUntil = nil
         guard let id = effect else { return }
         level = 0
         playing = false
@@ -157,19 +194,24 @@ public final class KernelVibratorDriver: HapticChipDriver {
         streaming = true
     }
 
-    /// The level's magnitude: a kernel vibrator has no braking, so a negative level drives as
-    /// its size (an ERM's reverse is a DRV2605's own).
+    /// The level, 0...1 of rated: a kernel vibrator cannot brake, so a negative level (a brake)
+    /// is no drive, never forward drive as its size.
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         guard streaming else { throw .notStarted }
-        let next = min(abs(amplitude.isFinite ? amplitude : 0), 1)
+        let next = min(max(amplitude.isFinite ? amplitude : 0, 0), 1)
         // Sent only when the device would drive differently (its steps are coarser than ours), and
         // no sooner than its rules allow after the last (the engine asks again at its next step).
         guard effect(at: next, id: 0).kind != effect(at: level, id: 0).kind else { return }
         let now = clock.now
         if let sent = lastSent, now < sent.advanced(by: rules.minimumUpdateInterval) { return }
         lastSent = now
-        level = next
         do {
+            // A switched vibrator on for less than its minimum on-time stays on until then.
+            if next == 0, try holdForMinimumOnTime() { return }
+            if next > 0, level == 0, !held(at: now) { switchedOn = now }
+            if next > 0, held(at: now) { switchedOn = heldUntil.map { $0.advanced(by: .zero - rules.minimumOnTime) } }
+            heldUntil = nil
+            level = next
             if rules.updatesWhilePlaying {
                 let id = try output.upload(effect(at: next, id: effect ?? -1))
                 effect = id
@@ -209,8 +251,21 @@ public final class KernelVibratorDriver: HapticChipDriver {
         }
     }
 
-    /// Stops and erases the effect.
+    /// Stops and erases the effect; a switched vibrator on for less than its minimum on-time is
+    /// left to the kernel to switch off then.
     public func endRealTimePlayback(standby: Bool) throws(HapticChipError) {
+        let holding: Bool
+        do { holding = try holdForMinimumOnTime() } catch {
+            stopQuietly()
+            throw .forceFeedback(error)
+        }
+        guard !holding else {
+            // Left ready whatever was asked: the kernel ends the pulse, and the engine's standby
+            // (or a stop) erases the effect then, or cuts the pulse at once should it come sooner.
+            streaming = false
+            lastSent = nil
+            return
+        }
         try stop()
         if standby { power = .standby }
     }
@@ -228,7 +283,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// What this client last asked of the device (the kernel tells a client nothing back).
     public func readBack() throws(HapticChipError) -> HapticChipReadBack {
         HapticChipReadBack(
-            standby: !streaming && effect == nil, driving: effect != nil && level > 0,
+            standby: !streaming && effect == nil, driving: effect != nil && (level > 0 || held(at: clock.now)),
             details: [
                 "device": .text(output.path), "name": .text(output.name), "effect": .text(effectKind.rawValue),
                 "level": .int(Int((level * 1000).rounded())), "effects": .text(output.capabilities.names.joined(separator: " ")),

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import HardwareAccess
+
 /// How one kernel driver turns what a force-feedback client sends into drive, as its source does
 /// it: which magnitude reaches full drive, what the most a client may ask is so that the actuator
 /// stays within its rating, and whether a playing effect may be updated.
@@ -25,29 +27,52 @@ public struct KernelVibratorRules: Sendable, Equatable {
     /// `set_gain` handler, and ff-core calls it anyway: a NULL pointer dereference in the kernel
     /// (seen in the VM on Debian 12's 6.1). It has no gain to leave behind either.
     public var setsGain: Bool
+    /// How long a switched vibrator stays on once switched on, however short the drive asked
+    /// (zero: as the stream says). gpio-vibrator switches its motor fully on or off, so a 10 ms
+    /// tick is a 10 ms pulse, which a coin ERM (spin-up time constant about 20 ms) hardly starts
+    /// in: it is held on for `switchedMinimumOnTime` instead, by the kernel's own replay length so
+    /// that the device ends the pulse itself.
+    public var minimumOnTime: Duration
     /// Where the rules came from, for a person reading `haptic probe` or hapticd's log.
     public var summary: String
 
     /// Rules as given.
     public init(
         rumbleEncoding: RumbleEncoding, constantEncoding: ConstantEncoding, updatesWhilePlaying: Bool, minimumUpdateInterval: Duration = .zero,
-        setsGain: Bool = true, summary: String
+        setsGain: Bool = true, minimumOnTime: Duration = .zero, summary: String
     ) {
         self.rumbleEncoding = rumbleEncoding
         self.constantEncoding = constantEncoding
         self.updatesWhilePlaying = updatesWhilePlaying
         self.minimumUpdateInterval = minimumUpdateInterval
         self.setsGain = setsGain
+        self.minimumOnTime = minimumOnTime
         self.summary = summary
     }
 
+    /// The shortest pulse a switched vibrator is driven with: one and a half spin-up time
+    /// constants of a coin ERM (`ActuatorPhysics.coinERM`: 20 ms), where its speed reaches 78 % of
+    /// rated and its vibration (as speed squared) about 60 %: a tick that is felt, not a twitch.
+    public static let switchedMinimumOnTime = Duration.milliseconds(30)
+
     /// A device that takes every magnitude as its share of full scale (pwm-vibrator's duty
-    /// cycle; on or off for gpio-vibrator).
+    /// cycle), every update sent.
     public static let shareOfFullScale = KernelVibratorRules(
         rumbleEncoding: .share, constantEncoding: .share, updatesWhilePlaying: true, summary: "magnitudes as their share of full scale; every update sent")
 
+    /// A driver these rules do not know, treated conservatively: its gain left as the system set
+    /// it (a driver that lists FF_GAIN may have no handler for it, as da7280 has not, and a gain
+    /// left lower only drives less), a new level at most every 10 ms, magnitudes as their share of
+    /// full scale.
+    public static let unknownDriver = KernelVibratorRules(
+        rumbleEncoding: .share, constantEncoding: .share, updatesWhilePlaying: true, minimumUpdateInterval: .milliseconds(10), setsGain: false,
+        summary: "a driver these rules do not know: its gain left as it is, a new level at most every 10 ms, magnitudes as their share of full scale")
+
     /// The rules of the driver behind a device named `name` ("drv260x:haptics", "da7280-haptic"),
-    /// with `property` reading its firmware node (`ForceFeedbackOutput.firmwareProperty`).
+    /// with `property` reading its firmware node (`ForceFeedbackOutput.firmwareProperty`): the
+    /// drivers feedbackd's rules tag as vibrators and Linux names so (drv260x, da7280,
+    /// pwm-vibrator, gpio-vibrator), each as its source reads a client's effects; any other as
+    /// `unknownDriver`.
     public static func forDevice(named name: String, property: (String) -> [UInt8]?) -> KernelVibratorRules {
         if name.hasPrefix("drv260x") {
             return KernelVibratorRules(
@@ -60,7 +85,14 @@ public struct KernelVibratorRules: Sendable, Equatable {
                 rumbleEncoding: .share, constantEncoding: .da7280(limit), updatesWhilePlaying: false, minimumUpdateInterval: .milliseconds(10),
                 setsGain: false, summary: limit.summary + "; a new level at most every 10 ms")
         }
-        return .shareOfFullScale
+        if name == "pwm-vibrator" { return .shareOfFullScale }
+        if name == "gpio-vibrator" {
+            // gpio-vibra.c: the line is on while either magnitude is non-zero (ff-memless).
+            return KernelVibratorRules(
+                rumbleEncoding: .share, constantEncoding: .share, updatesWhilePlaying: true, minimumOnTime: switchedMinimumOnTime,
+                summary: "gpio-vibrator: switched on by any level, held on at least \(Int((switchedMinimumOnTime.secondsDouble * 1000).rounded())) ms; every update sent")
+        }
+        return .unknownDriver
     }
 
     /// How a device reads a rumble's 16-bit magnitude.

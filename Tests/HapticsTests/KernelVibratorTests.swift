@@ -198,4 +198,83 @@ import Testing
         #expect(DA7280OverrideLimit { $0 == "dlg,acc-enable" ? [] : nil }.ratedOverride == 127)
         #expect(DA7280OverrideLimit { $0 == "dlg,acc-enable" ? [] : $0 == "dlg,actuator-type" ? Array("ERM-coin\0".utf8) : nil }.ratedOverride == 95)
     }
+
+    /// A brake in the stream (a negative level: the reverse drive a click ends with on our own
+    /// chips) is no drive on a kernel vibrator, which cannot brake: never forward drive as its size,
+    /// which would make the tail longer, not shorter.
+    @Test func aBrakeIsNoDriveNeverForwardDrive() throws {
+        let output = SimulatedForceFeedbackOutput(name: "pwm-vibrator", clock: clock)
+        let engine = try engine(output)
+        let start = clock.now
+        let clip = RealTimeClip(levels: [0.8, 0.8, 0.8, -0.6, -0.6, -0.6, 0])
+        #expect(engine.play(plan: .realTime(clip), label: "a kick and a brake") == .played)
+        clock.advance(by: .milliseconds(2))
+        #expect(abs(output.output.level(at: clock.now) - 0.8) < 0.01)
+        clock.advance(by: .milliseconds(100))
+        let bursts = output.output.bursts(from: start, to: clock.now)
+        #expect(bursts.count == 1, "\(bursts)")
+        // Driven for the three kick steps alone (15 ms), nothing during the brake.
+        let driven = bursts.first.map { $0.end.duration(since: $0.start) } ?? .zero
+        #expect(driven >= .milliseconds(14) && driven <= .milliseconds(16), "driven for \(driven)")
+        #expect(output.output.peak(from: start.advanced(by: .milliseconds(16)), to: clock.now) == 0)
+    }
+
+    /// A switched vibrator (gpio-vibrator: its motor fully on or off) is held on for the minimum
+    /// on-time however short the tick, by the kernel's own replay length: a coin ERM then reaches
+    /// most of its vibration, where the tick's own 10 ms hardly starts it. A longer drive is not
+    /// lengthened, a stop switches it off at once, and a device without the rule is not held.
+    @Test func aSwitchedVibratorsTickIsHeldOnForItsMinimumOnTime() throws {
+        let minimum = KernelVibratorRules.switchedMinimumOnTime
+        func tick(on name: String, levels: [Double] = [0.6, 0.6]) throws -> (on: Duration, peakG: Double, stops: [Duration]) {
+            let output = SimulatedForceFeedbackOutput(name: name, clock: clock)
+            output.switched = true
+            let engine = try engine(output)
+            let start = clock.now
+            #expect(engine.play(plan: .realTime(RealTimeClip(levels: levels)), label: "a tick") == .played)
+            clock.advance(by: .milliseconds(300))
+            let bursts = output.output.bursts(from: start, to: clock.now)
+            #expect(bursts.count == 1, "\(name): \(bursts)")
+            let motion = ActuatorPhysics.coinERM.simulate(output.output, from: start, to: clock.now)
+            let peak = motion.map { abs($0.accelerationG) }.max() ?? 0
+            let stops = output.calls.filter { $0.call == "stop" }.map { $0.time.duration(since: start) }
+            return (bursts.first.map { $0.end.duration(since: $0.start) } ?? .zero, peak, stops)
+        }
+        let held = try tick(on: "gpio-vibrator")
+        #expect(held.on >= minimum - .milliseconds(1) && held.on <= minimum + .milliseconds(1), "on for \(held.on)")
+        // The kernel ends the pulse (the effect was given the rest of the time as its length):
+        // no stop was sent before it ended.
+        #expect(held.stops.allSatisfy { $0 >= minimum }, "stops at \(held.stops)")
+        let unheld = try tick(on: "regulator vibrator of no known driver")
+        #expect(unheld.on >= .milliseconds(9) && unheld.on <= .milliseconds(11), "on for \(unheld.on)")
+        #expect(held.peakG >= 0.5 && unheld.peakG < 0.25, "coin ERM peak \(held.peakG) g held, \(unheld.peakG) g for 10 ms")
+        // 100 ms of drive is 100 ms.
+        let long = try tick(on: "gpio-vibrator", levels: Array(repeating: 0.6, count: 20))
+        #expect(long.on >= .milliseconds(99) && long.on <= .milliseconds(101), "on for \(long.on)")
+        // A stop (cancel, an error, the program's end) switches it off at once.
+        let output = SimulatedForceFeedbackOutput(name: "gpio-vibrator", clock: clock)
+        output.switched = true
+        let engine = try engine(output)
+        #expect(engine.play(plan: .realTime(RealTimeClip(levels: [0.6, 0.6])), label: "a tick") == .played)
+        clock.advance(by: .milliseconds(12))
+        #expect(output.output.level(at: clock.now) == 1)
+        engine.stop()
+        #expect(output.output.level(at: clock.now) == 0)
+        clock.advance(by: .milliseconds(50))
+        #expect(output.output.peak(from: clock.now.advanced(by: .milliseconds(-49)), to: clock.now) == 0)
+    }
+
+    /// Drivers by name: the ones the rules know read levels as their sources do; any other is
+    /// treated conservatively (its gain left as it is, a new level at most every 10 ms).
+    @Test func anUnknownDriverIsTreatedConservatively() throws {
+        #expect(KernelVibratorRules.forDevice(named: "gpio-vibrator") { _ in nil }.minimumOnTime == KernelVibratorRules.switchedMinimumOnTime)
+        #expect(KernelVibratorRules.forDevice(named: "pwm-vibrator") { _ in nil }.minimumOnTime == .zero)
+        let rules = KernelVibratorRules.forDevice(named: "max77693-haptic") { _ in nil }
+        #expect(rules == .unknownDriver && !rules.setsGain && rules.minimumUpdateInterval == .milliseconds(10))
+        let output = SimulatedForceFeedbackOutput(name: "max77693-haptic", clock: clock)
+        _ = try engine(output)
+        #expect(!output.calls.contains { $0.call == "gain" }, "the gain of an unknown driver was written")
+        let known = SimulatedForceFeedbackOutput(name: "pwm-vibrator", clock: clock)
+        _ = try engine(known)
+        #expect(known.calls.contains { $0.call == "gain" })
+    }
 }
