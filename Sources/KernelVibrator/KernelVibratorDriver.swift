@@ -33,7 +33,9 @@ import HardwareAccess
 /// (`KernelVibratorRules.minimumOnTime`) is not switched off sooner by the stream, nor by the
 /// stream's end: the effect is given the rest of that time as its replay length and played again,
 /// so that the kernel ends the pulse itself (nothing is left running should this process die).
-/// `stop()`, standby and shutdown switch it off at once.
+/// `stop()`, standby and shutdown switch it off at once, and so does the engine's stop while the
+/// stream plays; after the stream's own end the pulse's rest (less than the minimum) is the
+/// kernel's to end.
 public final class KernelVibratorDriver: HapticChipDriver {
     /// The device.
     public let output: any ForceFeedbackOutput
@@ -252,21 +254,22 @@ public final class KernelVibratorDriver: HapticChipDriver {
     }
 
     /// Stops and erases the effect; a switched vibrator on for less than its minimum on-time is
-    /// left to the kernel to switch off then.
+    /// left to the kernel to switch off then. (A stop while the stream plays still cuts it: the
+    /// engine's stop ends the stream, then puts the ready driver in standby, which stops it.)
     public func endRealTimePlayback(standby: Bool) throws(HapticChipError) {
         let holding: Bool
         do { holding = try holdForMinimumOnTime() } catch {
             stopQuietly()
             throw .forceFeedback(error)
         }
-        guard !holding else {
-            // Left ready whatever was asked: the kernel ends the pulse, and the engine's standby
-            // (or a stop) erases the effect then, or cuts the pulse at once should it come sooner.
+        if holding {
+            // The kernel ends the pulse; the effect stays uploaded for the next stream (a stop,
+            // standby asked of a ready driver, or shutdown erases it).
             streaming = false
             lastSent = nil
-            return
+        } else {
+            try stop()
         }
-        try stop()
         if standby { power = .standby }
     }
 
@@ -283,7 +286,7 @@ public final class KernelVibratorDriver: HapticChipDriver {
     /// What this client last asked of the device (the kernel tells a client nothing back).
     public func readBack() throws(HapticChipError) -> HapticChipReadBack {
         HapticChipReadBack(
-            standby: !streaming && effect == nil, driving: effect != nil && (level > 0 || held(at: clock.now)),
+            standby: !streaming && (effect == nil || (level == 0 && !held(at: clock.now))), driving: effect != nil && (level > 0 || held(at: clock.now)),
             details: [
                 "device": .text(output.path), "name": .text(output.name), "effect": .text(effectKind.rawValue),
                 "level": .int(Int((level * 1000).rounded())), "effects": .text(output.capabilities.names.joined(separator: " ")),

@@ -222,7 +222,8 @@ import Testing
     /// A switched vibrator (gpio-vibrator: its motor fully on or off) is held on for the minimum
     /// on-time however short the tick, by the kernel's own replay length: a coin ERM then reaches
     /// most of its vibration, where the tick's own 10 ms hardly starts it. A longer drive is not
-    /// lengthened, a stop switches it off at once, and a device without the rule is not held.
+    /// lengthened, a stop while it plays switches it off at once, and a device without the rule
+    /// is not held.
     @Test func aSwitchedVibratorsTickIsHeldOnForItsMinimumOnTime() throws {
         let minimum = KernelVibratorRules.switchedMinimumOnTime
         func tick(on name: String, levels: [Double] = [0.6, 0.6]) throws -> (on: Duration, peakG: Double, stops: [Duration]) {
@@ -250,14 +251,14 @@ import Testing
         // 100 ms of drive is 100 ms.
         let long = try tick(on: "gpio-vibrator", levels: Array(repeating: 0.6, count: 20))
         #expect(long.on >= .milliseconds(99) && long.on <= .milliseconds(101), "on for \(long.on)")
-        // A stop (cancel, an error, the program's end) switches it off at once.
+        // A stop while the tick plays (a cancel, an error) switches it off at once.
         let output = SimulatedForceFeedbackOutput(name: "gpio-vibrator", clock: clock)
         output.switched = true
-        let engine = try engine(output)
-        #expect(engine.play(plan: .realTime(RealTimeClip(levels: [0.6, 0.6])), label: "a tick") == .played)
-        clock.advance(by: .milliseconds(12))
+        let stopped = try engine(output)
+        #expect(stopped.play(plan: .realTime(RealTimeClip(levels: [0.6, 0.6])), label: "a tick") == .played)
+        clock.advance(by: .milliseconds(7))
         #expect(output.output.level(at: clock.now) == 1)
-        engine.stop()
+        stopped.stop()
         #expect(output.output.level(at: clock.now) == 0)
         clock.advance(by: .milliseconds(50))
         #expect(output.output.peak(from: clock.now.advanced(by: .milliseconds(-49)), to: clock.now) == 0)
