@@ -150,8 +150,13 @@ public final class KernelVibratorDriver: HapticChipDriver {
         power = .standby
     }
 
-    /// As standby: shutting the chip down is the kernel's.
-    public func shutdown() throws(HapticChipError) { try enterStandby() }
+    /// As standby: shutting the chip down is the kernel's. A switched vibrator's pulse held for
+    /// its minimum on-time is let finish first (at most that long: a program that plays one tick
+    /// and exits, as `haptic play` does, would cut it short otherwise).
+    public func shutdown() throws(HapticChipError) {
+        if let end = heldUntil, held(at: clock.now) { clock.sleep(until: end) }
+        try enterStandby()
+    }
 
     /// Stops the effect and erases it: the kernel's driver stops its actuator.
     public func stop() throws(HapticChipError) {

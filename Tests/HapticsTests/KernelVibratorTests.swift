@@ -262,6 +262,20 @@ import Testing
         #expect(output.output.level(at: clock.now) == 0)
         clock.advance(by: .milliseconds(50))
         #expect(output.output.peak(from: clock.now.advanced(by: .milliseconds(-49)), to: clock.now) == 0)
+        // A program that plays one tick and ends (`haptic play`) lets the held pulse finish before
+        // it shuts the device down, and no longer.
+        let ending = SimulatedForceFeedbackOutput(name: "gpio-vibrator", clock: clock)
+        ending.switched = true
+        let oneShot = try engine(ending)
+        let began = clock.now
+        #expect(oneShot.play(plan: .realTime(RealTimeClip(levels: [0.6, 0.6])), label: "a tick") == .played)
+        clock.advance(by: .milliseconds(12))
+        #expect(oneShot.shutdown())
+        #expect(clock.now.duration(since: began) <= minimum + .milliseconds(1))
+        clock.advance(by: .milliseconds(50))
+        let pulse = ending.output.bursts(from: began, to: clock.now)
+        #expect(pulse.count == 1 && pulse[0].end.duration(since: pulse[0].start) >= minimum - .milliseconds(1), "\(pulse)")
+        #expect(ending.effectCount == 0)
     }
 
     /// Drivers by name: the ones the rules know read levels as their sources do; any other is

@@ -237,6 +237,35 @@ gate_on_off() {
     ' "$@"
 }
 
+# A switched vibrator's tick: hapticd --device on Linux's gpio-vibrator, a client's `selection`
+# (a click shorter than the minimum on-time), the line dated by the fixture. The first pulse must
+# last the minimum on-time (MINIMUM_MS: KernelVibratorRules.switchedMinimumOnTime) less a
+# millisecond, held by the replay length hapticd gives the effect, and at most that plus
+# SWITCHED_TICK_SLACK_MS (ff-memless ends the replay at the jiffy after it, and gpio-vibra switches
+# the line from a work item: a few 4 ms jiffies at Debian's HZ 250); one pulse, then the line off.
+#
+#   gate_switched_tick MINIMUM_MS TIMELINE
+SWITCHED_TICK_SLACK_MS=15
+gate_switched_tick() {
+    awk -v minimum="$1" -v slack="$SWITCHED_TICK_SLACK_MS" "$GATE_AWK"'
+        $1 == "start" { next }
+        {
+            on = $2 + 0 != 0
+            if (on && !was) { pulses++; if (!first) first = $1 + 0 }
+            if (!on && was && !last) last = $1 + 0
+            was = on
+        }
+        END {
+            length_ms = first && last ? (last - first) / 1e6 : 0
+            printf "%d pulse(s), the first on for %.1f ms (minimum on-time %d ms), the line %s at the end\n", pulses, length_ms, minimum, was ? "on" : "off"
+            bound(pulses == 1 && !was, "one pulse, then off")
+            bound(length_ms >= minimum - 1, "on >= " minimum - 1 " ms")
+            bound(length_ms <= minimum + slack, "on <= " minimum + slack " ms")
+            verdict()
+        }
+    ' "$2"
+}
+
 # Force feedback through hapticd's uinput device: how long the fixture saw the chip driven
 # (nonzero real-time drive) while a client's rumble played SECONDS, that it stopped, and its peak:
 # what the client asked for, REQUESTED permille of full scale, within 10 (an RTP step is 4), never

@@ -417,6 +417,22 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
                 record gpio-vibrator /tmp/evdev-gpio-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt
                 echo "HIL-EVDEV: gpio-vibrator: hapticd --device on Linux's gpio-vibrator ($(grep -o 'gpio-vibrator: [^"]*' /tmp/evdev-gpio-evdev.log | head -1)), the same pattern five times, against the I2C runs above"
                 gate HIL-EVDEV gate_on_off 5 /tmp/evdev-gpio-evdev-[12345].txt /tmp/evdev-i2c-[12345].txt || { tail -3 /tmp/evdev-gpio-evdev.log; head -20 /tmp/evdev-gpio-evdev-1.txt; }
+                # A tick on it: a client's selection through hapticd, a click shorter than the
+                # minimum on-time (KernelVibratorRules.switchedMinimumOnTime, 30 ms), held on for
+                # that by the replay length hapticd gives the effect, which ff-memless ends.
+                hapticd --device "/dev/input/$event" --actuator erm --socket /tmp/tick.sock > /tmp/tick-hapticd.log 2>&1 &
+                tick_daemon=$!
+                for _ in $(seq 200); do [ -S /tmp/tick.sock ] && break; sleep 0.1; done
+                echo 1 > $G/drive_timeline
+                haptic play selection --socket /tmp/tick.sock > /tmp/tick.log 2>&1 || { cat /tmp/tick.log; fail "gpio-vibrator: haptic play selection through hapticd exited $?"; }
+                sleep 0.3
+                cat $G/drive_timeline > /tmp/gpio-tick.txt
+                kill -TERM $tick_daemon
+                wait $tick_daemon || { tail -5 /tmp/tick-hapticd.log; fail "gpio-vibrator: hapticd for the tick: exit status"; }
+                rm -f /tmp/tick.sock
+                record gpio-tick /tmp/gpio-tick.txt
+                echo "HIL-EVDEV: gpio-vibrator: a selection through hapticd, its line as the fixture dated it"
+                gate HIL-EVDEV gate_switched_tick 30 /tmp/gpio-tick.txt || cat /tmp/gpio-tick.txt
             fi
             echo 0 > $G/attach
         else

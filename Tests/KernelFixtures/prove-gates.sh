@@ -267,6 +267,21 @@ if [ -d "$gpio" ]; then
     plant "gpio-vibrator: one I2C run left on" gate_on_off "$count" $runs "$work"/i2c-on-*
 fi
 
+# HIL-EVDEV, gpio-vibrator's tick: its line for a client's selection through hapticd.
+tick="$recorded/gpio-tick/gpio-tick.txt"
+if [ -f "$tick" ]; then
+    clean gpio-tick gate_switched_tick 30 "$tick"
+    # The pulse as the click's own drive (10 ms): not held for the minimum on-time.
+    awk '$1 != "start" && $2 != 0 && !on { on = $1; print; printf "%.0f 0\n", on + 10000000; done = 1; next } done { next } { print }' "$tick" > "$work/tick-short.txt"
+    plant "gpio-vibrator tick: cut at the click's own 10 ms" gate_switched_tick 30 "$work/tick-short.txt"
+    # Held twice as long (60 ms).
+    awk '$1 != "start" && $2 != 0 && !on { on = $1; print; printf "%.0f 0\n", on + 60000000; done = 1; next } done { next } { print }' "$tick" > "$work/tick-long.txt"
+    plant "gpio-vibrator tick: held 60 ms" gate_switched_tick 30 "$work/tick-long.txt"
+    # Switched on again 100 ms later and left on.
+    awk '{ print; if ($1 != "start") last = $1 } END { printf "%.0f 1000\n", last + 100000000 }' "$tick" > "$work/tick-again.txt"
+    plant "gpio-vibrator tick: on again after it, and left on" gate_switched_tick 30 "$work/tick-again.txt"
+fi
+
 # The package installed and run (Scripts/kernel-test --deploy): one figure changed at a time.
 # with_value KEY VALUE: the recording with KEY's value replaced, in $work/deploy-values.
 with_value() { awk -v k="$1" -v v="$2" '$1 == k { $2 = v } { print }' "$recorded/deploy/values" > "$work/deploy-values"; }
