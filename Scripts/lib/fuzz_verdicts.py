@@ -22,7 +22,6 @@ $HAPTIC_CACHE_DIR/fuzz-verdicts.json; HAPTIC_VERDICTS=0 runs every target. A fai
 nothing, so its targets run again.
 """
 import datetime
-import hashlib
 import json
 import os
 import subprocess
@@ -41,9 +40,7 @@ SHARED_WITH_EVERY_TARGET = [
 
 
 def store_path():
-    base = os.environ.get("HAPTIC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swift-haptics")
-    return os.path.join(base, "fuzz-verdicts.json")
+    return os.path.join(mutant_verdicts.cache_base(), "fuzz-verdicts.json")
 
 
 def files_under(path):
@@ -70,11 +67,7 @@ def fuzz_targets():
 
 def keys(seconds):
     graph = mutant_verdicts.PackageGraph(ROOT)
-    environment = "\n".join([
-        subprocess.run(["swift", "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, encoding="utf-8").stdout,
-        open("/etc/debian_version").read() if os.path.exists("/etc/debian_version") else "",
-        os.uname().machine, str(seconds)])
-    shared = hashlib.sha256(environment.encode())
+    shared = mutant_verdicts.machine_digest(str(seconds))
     for path in [f for p in SHARED_WITH_EVERY_TARGET for f in files_under(p)]:
         shared.update(os.path.relpath(path, ROOT).encode() + b"\0" + mutant_verdicts.file_digest(path))
     found = {}

@@ -151,6 +151,21 @@ def key(graph, toolchain, mutant, mutated_file, tests):
     return digest.hexdigest()
 
 
+def machine_digest(*extra):
+    """The toolchain's version, the OS's release and the architecture (and `extra`), hashed: what
+    every kept verdict depends on besides files (suite_verdicts.py, fuzz_verdicts.py)."""
+    return hashlib.sha256("\n".join([
+        subprocess.run(["swift", "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, encoding="utf-8").stdout,
+        open("/etc/debian_version").read() if os.path.exists("/etc/debian_version") else "",
+        os.uname().machine, *extra]).encode())
+
+
+def cache_base():
+    """$HAPTIC_CACHE_DIR, else swift-haptics under $XDG_CACHE_HOME or ~/.cache (Scripts/lib/cache)."""
+    return os.environ.get("HAPTIC_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swift-haptics")
+
+
 @functools.lru_cache(maxsize=None)
 def file_digest(path):
     """A file's SHA-256, read once per run: every verdict's key hashes the same modules."""

@@ -21,10 +21,8 @@ the sources; its keys are the tree's as the cross build compiled it).
 The passes are in $HAPTIC_CACHE_DIR/suite-verdicts/SUITE.json; HAPTIC_VERDICTS=0 runs every target.
 A failing suite keeps nothing, so its targets run again.
 """
-import hashlib
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,9 +33,7 @@ SHARED_WITH_EVERY_TARGET = ["Boards", "Packaging", ".ci/lsan-suppressions.txt", 
 
 
 def cache_folder():
-    base = os.environ.get("HAPTIC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swift-haptics")
-    return os.path.join(base, "suite-verdicts")
+    return os.path.join(mutant_verdicts.cache_base(), "suite-verdicts")
 
 
 def files_under(path):
@@ -53,11 +49,7 @@ def files_under(path):
 
 def keys(suite):
     graph = mutant_verdicts.PackageGraph(ROOT)
-    environment = "\n".join([
-        subprocess.run(["swift", "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, encoding="utf-8").stdout,
-        open("/etc/debian_version").read() if os.path.exists("/etc/debian_version") else "",
-        os.uname().machine, suite])
-    shared = hashlib.sha256(environment.encode())
+    shared = mutant_verdicts.machine_digest(suite)
     for path in [f for p in SHARED_WITH_EVERY_TARGET for f in files_under(p)]:
         shared.update(path.encode() + b"\0" + mutant_verdicts.file_digest(os.path.join(ROOT, path)))
     found = {}
