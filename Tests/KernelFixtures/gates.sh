@@ -237,6 +237,73 @@ gate_on_off() {
     ' "$@"
 }
 
+# The figures of a step recorded as "KEY VALUE" lines (record_value; a value may hold spaces), read
+# into v[KEY] by each gate below.
+VALUES_AWK='{ key = $1; sub(/^[^ ]* ?/, ""); v[key] = $0 }'
+
+# Linux's drv260x on the DRV2605L fixture: its probe calibrates (GO polled until the chip clears
+# it), and an FF_RUMBLE of 0xc0c0 from ff-rumble reaches RTP_INPUT as 0xc0 (192: drv260x sends one
+# byte of the magnitude, the low one in 6.1 and the high one in 6.12, so both bytes are 0xc0).
+# Figures only: the RTP write count (ff-memless's timer and this emulator's speed set it), the
+# 0x8000 rumble's byte and the RATED_VOLTAGE kept or not (they tell which drv260x this is).
+#
+#   gate_drv260x VALUES     (diag-result, period, peak, errors; writes, truncated, rated, clamp)
+gate_drv260x() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "DIAG_RESULT %s after its calibration, LRA_PERIOD 0x%s, FF_RUMBLE 0xc0c0 reached RTP as %s in %s writes (0x8000: %s), RATED_VOLTAGE 0x%s, OD_CLAMP 0x%s; %s driver error line(s) in the kernel log\n", v["diag-result"], v["period"], v["peak"], v["writes"], v["truncated"], v["rated"], v["clamp"], v["errors"]
+            bound(v["diag-result"] == "0", "calibration passed (DIAG_RESULT clear)")
+            bound(v["period"] == "3a", "LRA_PERIOD 3a (175 Hz)")
+            bound(v["peak"] == "192", "FF_RUMBLE 0xc0c0 reached RTP as 192")
+            bound(v["errors"] == "0", "no driver error in the kernel log")
+            verdict()
+        }' "$1"
+}
+
+# The fixture as a DRV2604L (no ROM library): `haptic probe` names it, and four feedbacks, a
+# sequence with an effect by number and an AHAP pattern each play as a real-time stream and end
+# not driving (each one's own read-back), putting RTP writes on the bus. Figures only: the RTP
+# write count (the streams' tick and this emulator's speed) and the level RTP was left at.
+#
+#   gate_drv2604l VALUES    (part, played, of, streamed; rtp-left)
+gate_drv2604l() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "probe: %s; %s of %s played as real-time streams and ended not driving; %s RTP writes, RTP left at %s\n", v["part"], v["played"], v["of"], v["streamed"], v["rtp-left"]
+            bound(v["part"] == "DRV2604L", "probe says DRV2604L")
+            bound(v["of"] + 0 == 6 && v["played"] + 0 == v["of"] + 0, "each of the 6 played as a stream and ended not driving")
+            bound(v["streamed"] + 0 > 0, "RTP writes > 0")
+            verdict()
+        }' "$1"
+}
+
+# Linux's da7280 on the DA7280 fixture, from SparkFun's LRA's device properties: its probe's
+# registers (NOMMAX and ABSMAX as uV/23400 + 1, IMAX, V2I from 13.8 ohm, LRA_PER for 170 Hz) with
+# acceleration off; an FF_CONSTANT of 0x2000 drives 63/127 of ABSMAX, 528 thousandths of NOMMAX,
+# and nothing after the client closes; an FF_PERIODIC/FF_CUSTOM upload writes the waveform memory
+# (one snippet, AMP 7 for eight 5.44 ms timebases) and its play runs sequence 0 once from it:
+# 1065 thousandths of NOMMAX (+7/7 of ABSMAX) for 43.52 ms; SEQ_START clear and no drive after the
+# stop. Figures only: the drive-change count (how often ff-core updates on this emulator).
+#
+#   gate_linux_da7280 VALUES   (probe, acceleration, peak, after, memory, sequences, timeline,
+#                               sequence-after, errors; writes)
+gate_linux_da7280() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "probe wrote ACTUATOR1-3, CALIB_V2I, FRQ_LRA_PER %s, ACCELERATION_EN %s; FF_CONSTANT 0x2000 peak %s permille of NOMMAX in %s drive changes; after the client closed: %s; the upload left the memory at %s, %s sequence(s) played from it, driving %s (microseconds:permille); after the stop: %s; %s driver error line(s) in the kernel log\n", v["probe"], v["acceleration"], v["peak"], v["writes"], v["after"], v["memory"], v["sequences"], v["timeline"], v["sequence-after"], v["errors"]
+            bound(v["probe"] == "5b 61 14 00cd 22 3c", "probe wrote ACTUATOR1-3 5b 61 14, CALIB_V2I 00cd, FRQ_LRA_PER 22 3c")
+            bound(v["acceleration"] == "0", "acceleration off")
+            bound(v["peak"] == "528", "FF_CONSTANT 0x2000 peak 528 permille")
+            bound(v["after"] == "drive 0, TOP_CTL1 00, TOP_CTL2 00", "not driving after the client closed")
+            bound(v["memory"] == "01 01 04 05 77 01 00", "the upload wrote the memory 01 01 04 05 77 01 00")
+            bound(v["sequences"] == "1", "1 sequence played from memory")
+            bound(index(v["timeline"], "0:1065 43520:0") == 1, "it drove 0:1065 43520:0")
+            bound(v["sequence-after"] == "0 0", "SEQ_START clear and no drive after the stop")
+            bound(v["errors"] == "0", "no driver error in the kernel log")
+            verdict()
+        }' "$1"
+}
+
 # A switched vibrator's tick: hapticd --device on Linux's gpio-vibrator, a client's `selection`
 # (a click shorter than the minimum on-time), the line dated by the fixture. The first pulse must
 # last the minimum on-time (MINIMUM_MS: KernelVibratorRules.switchedMinimumOnTime) less a

@@ -267,6 +267,59 @@ if [ -d "$gpio" ]; then
     plant "gpio-vibrator: one I2C run left on" gate_on_off "$count" $runs "$work"/i2c-on-*
 fi
 
+# changed_value NAME KEY VALUE: NAME's recorded values with KEY's replaced (a value may hold
+# spaces), in $work/NAME-values.
+changed_value() {
+    awk -v k="$2" -v v="$3" '$1 == k { print k " " v; next } { print }' "$recorded/$1/values" > "$work/$1-values"
+}
+
+# HIL-DRV260X: Linux's drv260x on the fixture, one figure changed at a time.
+if [ -f "$recorded/drv260x/values" ]; then
+    clean drv260x gate_drv260x "$recorded/drv260x/values"
+    changed_value drv260x diag-result 1
+    plant "drv260x: its calibration failed" gate_drv260x "$work/drv260x-values"
+    changed_value drv260x period 00
+    plant "drv260x: LRA_PERIOD not measured" gate_drv260x "$work/drv260x-values"
+    changed_value drv260x peak 0
+    plant "drv260x: the rumble's byte never reached RTP" gate_drv260x "$work/drv260x-values"
+    changed_value drv260x errors 2
+    plant "drv260x: driver errors in the kernel log" gate_drv260x "$work/drv260x-values"
+fi
+
+# HIL-DRV2604L: the fixture as a DRV2604L.
+if [ -f "$recorded/drv2604l/values" ]; then
+    clean drv2604l gate_drv2604l "$recorded/drv2604l/values"
+    changed_value drv2604l part DRV2605L
+    plant "DRV2604L: probe names another part" gate_drv2604l "$work/drv2604l-values"
+    changed_value drv2604l played 5
+    plant "DRV2604L: one of the 6 not played as a stream" gate_drv2604l "$work/drv2604l-values"
+    changed_value drv2604l streamed 0
+    plant "DRV2604L: no RTP write reached the fixture" gate_drv2604l "$work/drv2604l-values"
+fi
+
+# HIL-DA7280, Linux's da7280 on the fixture.
+if [ -f "$recorded/linux-da7280/values" ]; then
+    clean linux-da7280 gate_linux_da7280 "$recorded/linux-da7280/values"
+    changed_value linux-da7280 probe "5a 78 14 00cd 22 3c"
+    plant "Linux's da7280: NOMMAX and ABSMAX left at reset" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 acceleration 1
+    plant "Linux's da7280: acceleration on" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 peak 1000
+    plant "Linux's da7280: FF_CONSTANT 0x2000 at full scale" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 after "drive 528, TOP_CTL1 0d, TOP_CTL2 3f"
+    plant "Linux's da7280: still driving after the client closed" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 memory "01 01 04 05 00 00 00"
+    plant "Linux's da7280: the upload's frame not in memory" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 sequences 2
+    plant "Linux's da7280: the sequence played twice" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 timeline "0:532 43520:0 "
+    plant "Linux's da7280: the memory played at half" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 sequence-after "1 1065"
+    plant "Linux's da7280: SEQ_START left set after the stop" gate_linux_da7280 "$work/linux-da7280-values"
+    changed_value linux-da7280 errors 1
+    plant "Linux's da7280: a driver error in the kernel log" gate_linux_da7280 "$work/linux-da7280-values"
+fi
+
 # HIL-EVDEV, gpio-vibrator's tick: its line for a client's selection through hapticd.
 tick="$recorded/gpio-tick/gpio-tick.txt"
 if [ -f "$tick" ]; then
