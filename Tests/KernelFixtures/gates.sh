@@ -241,6 +241,39 @@ gate_on_off() {
 # into v[KEY] by each gate below.
 VALUES_AWK='{ key = $1; sub(/^[^ ]* ?/, ""); v[key] = $0 }'
 
+# Our hardware-in-loop suite in the VM: every test the build holds ran (the count the image was
+# built with) and none was skipped (a skipped test would say the VM lacks what it needs).
+#
+#   gate_suite VALUES       (ran, expected, skipped)
+gate_suite() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "%s tests ran of the %s built, %s skipped\n", v["ran"], v["expected"], v["skipped"]
+            bound(v["expected"] + 0 > 0 && v["ran"] + 0 == v["expected"] + 0, "tests ran = tests built")
+            bound(v["skipped"] == "0", "none skipped")
+            verdict()
+        }' "$1"
+}
+
+# The `haptic` verbs on the fixture (each one's exit is its own check): a play ends in standby,
+# a calibration is restored by the next start, an absent address and a bus that does not exist
+# exit 69 (EX_UNAVAILABLE), the first naming the no-acknowledge.
+#
+#   gate_verbs VALUES       (standby-after-play, calibration-restored, absent-exit, absent-named,
+#                            wrong-bus-exit)
+gate_verbs() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "standby after play: %s; calibration restored: %s; an absent address exited %s (no-acknowledge named: %s); a wrong bus exited %s\n", v["standby-after-play"], v["calibration-restored"], v["absent-exit"], v["absent-named"], v["wrong-bus-exit"]
+            bound(v["standby-after-play"] + 0 >= 1, "standby after play")
+            bound(v["calibration-restored"] + 0 >= 1, "calibration restored")
+            bound(v["absent-exit"] == "69", "an absent address exits 69")
+            bound(v["absent-named"] + 0 >= 1, "its message names the no-acknowledge")
+            bound(v["wrong-bus-exit"] == "69", "a wrong bus exits 69")
+            verdict()
+        }' "$1"
+}
+
 # Linux's drv260x on the DRV2605L fixture: its probe calibrates (GO polled until the chip clears
 # it), and an FF_RUMBLE of 0xc0c0 from ff-rumble reaches RTP_INPUT as 0xc0 (192: drv260x sends one
 # byte of the magnitude, the low one in 6.1 and the high one in 6.12, so both bytes are 0xc0).

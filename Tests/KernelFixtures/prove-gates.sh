@@ -273,6 +273,28 @@ changed_value() {
     awk -v k="$2" -v v="$3" '$1 == k { print k " " v; next } { print }' "$recorded/$1/values" > "$work/$1-values"
 }
 
+# HIL-SUITE and HIL-VERBS.
+if [ -f "$recorded/suite/values" ]; then
+    clean suite gate_suite "$recorded/suite/values"
+    changed_value suite ran "$(( $(value suite expected) - 1 ))"
+    plant "suite: a test not run" gate_suite "$work/suite-values"
+    changed_value suite skipped 1
+    plant "suite: a test skipped" gate_suite "$work/suite-values"
+fi
+if [ -f "$recorded/verbs/values" ]; then
+    clean verbs gate_verbs "$recorded/verbs/values"
+    changed_value verbs standby-after-play 0
+    plant "verbs: the chip awake after a play" gate_verbs "$work/verbs-values"
+    changed_value verbs calibration-restored 0
+    plant "verbs: the calibration not restored" gate_verbs "$work/verbs-values"
+    changed_value verbs absent-exit 1
+    plant "verbs: an absent address exits 1" gate_verbs "$work/verbs-values"
+    changed_value verbs absent-named 0
+    plant "verbs: the no-acknowledge not named" gate_verbs "$work/verbs-values"
+    changed_value verbs wrong-bus-exit 0
+    plant "verbs: a wrong bus exits 0" gate_verbs "$work/verbs-values"
+fi
+
 # HIL-DRV260X: Linux's drv260x on the fixture, one figure changed at a time.
 if [ -f "$recorded/drv260x/values" ]; then
     clean drv260x gate_drv260x "$recorded/drv260x/values"
