@@ -274,6 +274,45 @@ gate_verbs() {
         }' "$1"
 }
 
+# The DA7280 model check: every transaction script shipped (at least 14: registers, faults, the
+# memory's playback with ramps, gain and signed data) agreed between the fixture and the simulated
+# chip, with no difference and no broken expectation (AGREED: the scripts the check's summary line
+# counts when it says so, else 0).
+#
+#   gate_da7280_model VALUES    (agreed, shipped)
+gate_da7280_model() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "%s of the %s DA7280 scripts shipped agreed (0 differences, 0 broken expectations)\n", v["agreed"], v["shipped"]
+            bound(v["shipped"] + 0 >= 14, "at least 14 scripts shipped")
+            bound(v["agreed"] + 0 == v["shipped"] + 0, "every script agreed")
+            verdict()
+        }' "$1"
+}
+
+# Our driver on the DA7280 fixture with its supply below the under-voltage lock-out: at start-up
+# (VDD 2.6 V: `haptic play` refuses in at most 2 lines naming the under-voltage, nothing driven),
+# and sagging while a long feedback streams (the engine finds the chip held idle, stops it, and
+# haptic play exits non-zero naming the cause, TOP_CTL1 in IDLE and no drive); the next start-up
+# clears E_UVLO (IRQ_EVENT1 00).
+#
+#   gate_da7280_supply VALUES   (uvlo-exit, uvlo-named, uvlo-lines, uvlo-peak, sag-exit, sag-named,
+#                                sag-drive, sag-mode, irq-after)
+gate_da7280_supply() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "VDD 2.6 V at start-up: exit %s, under-voltage named %s time(s) in %s line(s), peak %s; a sag while streaming: exit %s, named %s time(s), drive %s, TOP_CTL1 mode %s; IRQ_EVENT1 after the next start-up %s\n", v["uvlo-exit"], v["uvlo-named"], v["uvlo-lines"], v["uvlo-peak"], v["sag-exit"], v["sag-named"], v["sag-drive"], v["sag-mode"], v["irq-after"]
+            bound(v["uvlo-exit"] != "" && v["uvlo-exit"] != "0", "start-up below the lock-out refused (exit non-zero)")
+            bound(v["uvlo-named"] + 0 >= 1 && v["uvlo-lines"] + 0 <= 2, "the under-voltage named in at most 2 lines")
+            bound(v["uvlo-peak"] == "0", "nothing driven below the lock-out")
+            bound(v["sag-exit"] != "" && v["sag-exit"] != "0", "a sag while streaming: exit non-zero")
+            bound(v["sag-named"] + 0 >= 1, "the sag named as the under-voltage")
+            bound(v["sag-drive"] == "0" && v["sag-mode"] == "0", "not driving after the sag, TOP_CTL1 in IDLE")
+            bound(v["irq-after"] == "00", "E_UVLO cleared by the next start-up")
+            verdict()
+        }' "$1"
+}
+
 # Linux's drv260x on the DRV2605L fixture: its probe calibrates (GO polled until the chip clears
 # it), and an FF_RUMBLE of 0xc0c0 from ff-rumble reaches RTP_INPUT as 0xc0 (192: drv260x sends one
 # byte of the magnitude, the low one in 6.1 and the high one in 6.12, so both bytes are 0xc0).

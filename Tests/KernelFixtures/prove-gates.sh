@@ -295,6 +295,32 @@ if [ -f "$recorded/verbs/values" ]; then
     plant "verbs: a wrong bus exits 0" gate_verbs "$work/verbs-values"
 fi
 
+# HIL-MODEL (DA7280) and HIL-DA7280's supply.
+if [ -f "$recorded/da7280-model/values" ]; then
+    clean da7280-model gate_da7280_model "$recorded/da7280-model/values"
+    changed_value da7280-model agreed "$(( $(value da7280-model shipped) - 1 ))"
+    plant "DA7280 model: a script that disagreed" gate_da7280_model "$work/da7280-model-values"
+    awk '$1 == "agreed" { print "agreed 13"; next } $1 == "shipped" { print "shipped 13"; next } { print }' "$recorded/da7280-model/values" > "$work/da7280-model-values"
+    plant "DA7280 model: a script left out of the image" gate_da7280_model "$work/da7280-model-values"
+fi
+if [ -f "$recorded/da7280-supply/values" ]; then
+    clean da7280-supply gate_da7280_supply "$recorded/da7280-supply/values"
+    changed_value da7280-supply uvlo-exit 0
+    plant "DA7280 supply: played below the lock-out" gate_da7280_supply "$work/da7280-supply-values"
+    changed_value da7280-supply uvlo-lines 12
+    plant "DA7280 supply: the refusal a page of text" gate_da7280_supply "$work/da7280-supply-values"
+    changed_value da7280-supply uvlo-peak 1000
+    plant "DA7280 supply: driven below the lock-out" gate_da7280_supply "$work/da7280-supply-values"
+    changed_value da7280-supply sag-exit 0
+    plant "DA7280 supply: the sag's feedback said played" gate_da7280_supply "$work/da7280-supply-values"
+    changed_value da7280-supply sag-named 0
+    plant "DA7280 supply: the sag not named" gate_da7280_supply "$work/da7280-supply-values"
+    changed_value da7280-supply sag-mode 3
+    plant "DA7280 supply: left in DRO after the sag" gate_da7280_supply "$work/da7280-supply-values"
+    changed_value da7280-supply irq-after 01
+    plant "DA7280 supply: E_UVLO still latched" gate_da7280_supply "$work/da7280-supply-values"
+fi
+
 # HIL-DRV260X: Linux's drv260x on the fixture, one figure changed at a time.
 if [ -f "$recorded/drv260x/values" ]; then
     clean drv260x gate_drv260x "$recorded/drv260x/values"
