@@ -434,6 +434,22 @@ gate_force_feedback() {
         }' "$1"
 }
 
+# The force-feedback session's own outcome: fftest uploaded its weak rumble (effect #5; the count
+# of the others is a figure: fftest tries its whole list and this device takes rumble and
+# periodic ones), hapticd logged it playing, and its status said standby after fftest stopped.
+#
+#   gate_force_feedback_session VALUES   (uploaded, rumble-uploaded, played-logged, standby-after)
+gate_force_feedback_session() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            printf "fftest uploaded %s effects (its rumble #5: %s); hapticd logged playing %s time(s); standby after: %s\n", v["uploaded"], v["rumble-uploaded"], v["played-logged"], v["standby-after"]
+            bound(v["rumble-uploaded"] + 0 >= 1, "fftest uploaded its rumble")
+            bound(v["played-logged"] + 0 >= 1, "hapticd logged it playing")
+            bound(v["standby-after"] + 0 >= 1, "hapticd in standby after")
+            verdict()
+        }' "$1"
+}
+
 # Our driver's demo on the DA7280 fixture. PEAK: the fixture's largest drive in thousandths of the
 # NOMMAX register (NOMMAX, read back from the chip); RATED: the board file's ratedVrms. The peak in
 # volts (23.4 mV a NOMMAX step [DS T30]) must not pass the rating, and must reach it within one NOMMAX
@@ -463,9 +479,9 @@ gate_da7280_demo() {
 # not by a write) and no later than MODELLED_MS + 100 ms, and the driver must have waited for it
 # (not stopped at an old give-up point, nor waited out its deadline).
 #
-#   gate_long_effect GO_TIMELINE PLAYED_SECONDS MODELLED_MS
+#   gate_long_effect GO_TIMELINE PLAYED_SECONDS MODELLED_MS STANDBY   (STANDBY: how many read-backs in haptic's JSON say standby)
 gate_long_effect() {
-    awk -v played="$2" -v modelled="$3" "$GATE_AWK"'
+    awk -v played="$2" -v modelled="$3" -v standby="$4" "$GATE_AWK"'
         $2 == "set" { sets++; set = $1 }
         $2 == "chip" || $2 == "stopped" { cleared = $2; end = $1 }
         END {
@@ -475,6 +491,7 @@ gate_long_effect() {
             bound(length_ms >= modelled - 10 && length_ms <= modelled + 100, "GO " modelled - 10 "..." modelled + 100 " ms")
             bound(played * 1000 >= length_ms - 20, "played to GO clearing (>= GO - 20 ms)")
             bound(played * 1000 <= modelled + 100, "played <= " modelled + 100 " ms")
+            bound(standby + 0 >= 1, "back in standby after it")
             verdict()
         }' "$1"
 }

@@ -159,15 +159,17 @@ plant "da7280-demo: no drive change seen" gate_da7280_demo "$1" 23 "$2" 12 0 "$4
 
 # HIL-LONG-EFFECT: effect 47 at 360 %, modelled 900 ms.
 long="$recorded/long-effect/long-go.txt" played=$(value long-effect played)
-clean long-effect gate_long_effect "$long" "$played" 900
-plant "long-effect: waiting out the deadline (1251 ms)" gate_long_effect "$long" 1.251 900
+standby=$(value long-effect standby)
+clean long-effect gate_long_effect "$long" "$played" 900 "$standby"
+plant "long-effect: waiting out the deadline (1251 ms)" gate_long_effect "$long" 1.251 900 "$standby"
 awk '$2 == "set" { print; print $1 + 750000000, "stopped" }' "$long" > "$work/cut.txt"
-plant "long-effect: stopped at the old give-up point (estimate + 500 ms)" gate_long_effect "$work/cut.txt" 0.75 900
+plant "long-effect: stopped at the old give-up point (estimate + 500 ms)" gate_long_effect "$work/cut.txt" 0.75 900 "$standby"
 awk '$2 == "chip" { $2 = "stopped" } { print }' "$long" > "$work/written.txt"
-plant "long-effect: GO cleared by a write at the effect's end" gate_long_effect "$work/written.txt" "$played" 900
+plant "long-effect: GO cleared by a write at the effect's end" gate_long_effect "$work/written.txt" "$played" 900 "$standby"
 awk '$2 == "chip" { $1 = $1 - 50000000 } { print }' "$long" > "$work/early.txt"
-plant "long-effect: the chip's effect 50 ms short of its model" gate_long_effect "$work/early.txt" "$played" 900
-plant "long-effect: reported played 100 ms before GO cleared" gate_long_effect "$long" "$(awk -v p="$played" 'BEGIN { print p - 0.1 }')" 900
+plant "long-effect: the chip's effect 50 ms short of its model" gate_long_effect "$work/early.txt" "$played" 900 "$standby"
+plant "long-effect: reported played 100 ms before GO cleared" gate_long_effect "$long" "$(awk -v p="$played" 'BEGIN { print p - 0.1 }')" 900 "$standby"
+plant "long-effect: not back in standby after it" gate_long_effect "$long" "$played" 900 0
 
 # HIL-DAEMON-KILLED: MODE/RTP killed, stopped, killed again, restarted.
 set -- $(value daemon-killed modes)
@@ -293,6 +295,17 @@ if [ -f "$recorded/verbs/values" ]; then
     plant "verbs: the no-acknowledge not named" gate_verbs "$work/verbs-values"
     changed_value verbs wrong-bus-exit 0
     plant "verbs: a wrong bus exits 0" gate_verbs "$work/verbs-values"
+fi
+
+# HIL-FORCE-FEEDBACK's session outcome.
+if [ -f "$recorded/force-feedback-session/values" ]; then
+    clean force-feedback-session gate_force_feedback_session "$recorded/force-feedback-session/values"
+    changed_value force-feedback-session rumble-uploaded 0
+    plant "force-feedback: fftest's rumble refused" gate_force_feedback_session "$work/force-feedback-session-values"
+    changed_value force-feedback-session played-logged 0
+    plant "force-feedback: hapticd played nothing" gate_force_feedback_session "$work/force-feedback-session-values"
+    changed_value force-feedback-session standby-after 0
+    plant "force-feedback: hapticd awake after fftest stopped" gate_force_feedback_session "$work/force-feedback-session-values"
 fi
 
 # HIL-MODEL (DA7280) and HIL-DA7280's supply.
