@@ -336,6 +336,16 @@ final class DBusConnection: @unchecked Sendable {
         _ = Glibc.write(wake, &one, 1)
     }
 
+    /// Runs the work posted so far, now, in order. Bus thread only: a method's handler that must
+    /// send what it posted before its reply (feedbackd sends `FeedbackEnded` before it answers
+    /// `EndFeedback`, and libfeedback's client sees the event ended when the answer comes).
+    func runPosted() {
+        for work in posted.withLock({ queue -> [@Sendable () -> Void] in
+            defer { queue.removeAll() }
+            return queue
+        }) { work() }
+    }
+
     /// Starts the bus thread.
     func start(name: String) {
         let thread = Thread { [self] in
@@ -355,10 +365,7 @@ final class DBusConnection: @unchecked Sendable {
 
     private func run() {
         while true {
-            for work in posted.withLock({ queue -> [@Sendable () -> Void] in
-                defer { queue.removeAll() }
-                return queue
-            }) { work() }
+            runPosted()
             if stopping.load(ordering: .acquiring) {
                 sd_bus_flush(bus)
                 return

@@ -43,7 +43,12 @@ public final class FeedbackdService: Sendable {
 
     /// Connects to `bus`, owns the name and serves the object; fails (naming what to do) when the
     /// bus cannot be reached or another program owns the name. Nothing is served until `start`.
-    public init(server: HapticServer, bus kind: DBusBusKind, logger: Logger) throws(DBusError) {
+    /// `busLost` is called (on the bus thread, once) when the bus goes away for good: a session
+    /// that ended, a bus daemon that stopped. The name is gone with it, so the daemon should end
+    /// (as feedbackd does) rather than hold its socket and chip for a bus that is no more.
+    public init(
+        server: HapticServer, bus kind: DBusBusKind, logger: Logger, busLost: (@Sendable (DBusError) -> Void)? = nil
+    ) throws(DBusError) {
         self.server = server
         self.kind = kind
         self.logger = logger
@@ -55,7 +60,10 @@ public final class FeedbackdService: Sendable {
             peerChanged(call)
         }
         try connection.requestName(Self.busName, busKind: kind)
-        connection.onFailure = { [logger] error in logger.error("hapticd: D-Bus: \(error)") }
+        connection.onFailure = { [logger] error in
+            logger.error("hapticd: D-Bus: \(error)")
+            busLost?(error)
+        }
         let connection = connection
         server.observeGlobalProfile { profile in
             connection.post {
@@ -179,6 +187,9 @@ public final class FeedbackdService: Sendable {
         if !server.endTriggered(id) {
             logger.warning("hapticd: EndFeedback for \(id), which is not playing (it has ended, or never started): nothing to end")
         }
+        // FeedbackEnded first, then the answer, as feedbackd sends them: libfeedback's client
+        // finds the event ended when EndFeedback returns (feedbackd's own integration test checks).
+        connection.runPosted()
         return call.reply()
     }
 

@@ -25,8 +25,11 @@ import HardwareAccess
 ///   attack). Before 0.8 a zero fade-in level meant none; feedbackd 0.8 fades in from 0.
 /// - `VibraPattern`: `magnitudes` with `durations` in ms, each magnitude clamped to 0.0-1.0.
 /// - `Sound`: `effect`, a freedesktop sound theme's event name, and `media-role`.
-/// - `Led`, `Dummy`, and a `type` feedbackd does not know (it makes a Dummy of it): kept (the
-///   event is the theme's) but not played. Named in `skipped`; an unknown type in `warnings` too.
+/// - `Dummy`, and a `type` feedbackd does not know (it makes a Dummy of it): nothing plays, for
+///   its `duration` (0 ms when absent), and the event runs that long: a client sees it running
+///   until then, or until it ends it (`fbd-feedback-dummy.c`; feedbackd's own libfeedback tests
+///   rely on it). `Led`: kept (the event is the theme's) but not played. Both named in `skipped`;
+///   an unknown type in `warnings` too.
 /// - Two feedbacks for one event in a part: the later one is kept, as feedbackd's table keeps it,
 ///   and named in `warnings`.
 /// - Strength: feedbackd sets its vibrator's master gain (FF_GAIN) to 75 % (`fbd-dev-vibra.c`),
@@ -50,6 +53,8 @@ public struct FeedbackdTheme: Sendable, Equatable {
         case sound(effect: String, mediaRole: String?)
         /// An entry of a type hapticd does not play (`Led`).
         case unplayed(type: String)
+        /// A `Dummy` (or a type feedbackd makes a Dummy of): nothing plays, for `seconds`.
+        case silent(type: String, seconds: Double)
     }
 
     /// The theme's `name`.
@@ -186,6 +191,17 @@ public struct FeedbackdTheme: Sendable, Equatable {
         return nil
     }
 
+    /// How long `event` runs with nothing played under `profile`: the longest `Dummy` of the
+    /// parts allowed (feedbackd runs every part's feedback and ends the event when all have
+    /// ended), nil when it has none.
+    public func silence(for event: String, profile: FeedbackProfile) -> Double? {
+        let lengths = FeedbackProfile.allCases.filter { $0 <= profile }.compactMap { part -> Double? in
+            if case let .silent(_, seconds)? = parts[part]?[event] { return seconds }
+            return nil
+        }
+        return lengths.max()
+    }
+
     /// The vibrations, by part and event name.
     public var vibrations: [FeedbackProfile: [String: HapticPattern]] {
         parts.mapValues { entries in
@@ -203,8 +219,10 @@ public struct FeedbackdTheme: Sendable, Equatable {
     public var skipped: [String] {
         parts.flatMap { part, entries in
             entries.compactMap { event, entry -> String? in
-                if case let .unplayed(type) = entry { return "\(part.rawValue)/\(event): \(type)" }
-                return nil
+                switch entry {
+                case let .unplayed(type), let .silent(type, _): return "\(part.rawValue)/\(event): \(type)"
+                case .vibration, .sound: return nil
+                }
             }
         }.sorted()
     }
@@ -271,6 +289,17 @@ public struct FeedbackdTheme: Sendable, Equatable {
             return level
         }
 
+        /// A Dummy's `duration` in seconds, read as GObject sets feedbackd's property: a number of
+        /// milliseconds in range, else (named in `warnings`) the default, 0.
+        mutating func dummySeconds(in range: ClosedRange<Double>) -> Double {
+            guard entry["duration"] != nil else { return 0 }
+            guard let milliseconds = try? number("duration", in: range) else {
+                warnings.append("'duration' is not a number of milliseconds from 0 to \(Self.format(range.upperBound)): feedbackd keeps its default, 0")
+                return 0
+            }
+            return milliseconds / 1000
+        }
+
         static func format(_ value: Double) -> String {
             value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(format: "%.3g", value)
         }
@@ -292,7 +321,7 @@ public struct FeedbackdTheme: Sendable, Equatable {
                 _ = try number("frequency", in: 0...Double(Int32.max), default: 0)
                 return .unplayed(type: type)
             case "Dummy":
-                return .unplayed(type: type)
+                return .silent(type: type, seconds: dummySeconds(in: milliseconds))
             case "VibraRumble":
                 // fbd-feedback-vibra-rumble.c: the duration is the whole feedback's.
                 let duration = Int(try number("duration", in: milliseconds, default: FeedbackdTheme.defaultMilliseconds))
@@ -358,7 +387,7 @@ public struct FeedbackdTheme: Sendable, Equatable {
                 // feedbackd makes a Dummy of a type it does not know: the event is the theme's,
                 // and nothing plays.
                 warnings.append("'type' \(type) is none of Sound, VibraRumble, VibraPeriodic, VibraPattern, Led, Dummy: played as feedbackd plays it, as nothing")
-                return .unplayed(type: type)
+                return .silent(type: type, seconds: dummySeconds(in: milliseconds))
             }
             return .vibration(HapticPattern(events: events))
         }

@@ -79,12 +79,14 @@ enum EventFeedback: Sendable {
 }
 
 /// An event resolved: what it plays, how much it matters, whether a theme chose it by the
-/// profile, and the sound heard with it (a theme's `Sound`, or the `sound-file` hint).
+/// profile, the sound heard with it (a theme's `Sound`, or the `sound-file` hint), and how long
+/// it runs at least with nothing played (a theme's `Dummy`).
 struct ResolvedEvent: Sendable {
     var what: EventFeedback
     var importance: Importance
     var themed: Bool
     var sound: String?
+    var silentSeconds: Double = 0
 }
 
 /// The feedbacks started by `trigger` that have not ended yet.
@@ -160,6 +162,9 @@ extension HapticServer {
             length = .secondsClamped(render.playedSeconds)
         }
         let repeats = trigger.timeout >= 0
+        // A theme's Dummy runs the event that long with nothing played (the arbiter is held for
+        // the vibration alone).
+        let runs = max(length, .secondsClamped(resolved.silentSeconds))
         let deadline: ClockInstant? = trigger.timeout > 0 ? received.advanced(by: .seconds(trigger.timeout)) : nil
         // The arbiter holds the actuator for one play, the timeout, or (repeating until ended) an hour
         // at a time, renewed at each repetition.
@@ -228,7 +233,7 @@ extension HapticServer {
             }
             if count == 0 { self.counts.withLock { $0.played += 1 } }
             plays.withLock { $0 += 1 }
-            var next = now.advanced(by: repeats ? length + Self.repeatPause : length)
+            var next = now.advanced(by: repeats ? runs + Self.repeatPause : runs)
             if repeats && deadline == nil {
                 self.arbiter.withLock { $0.extend(client: key, until: next.advanced(by: .seconds(3600))) }
             }
@@ -289,11 +294,13 @@ extension HapticServer {
         let hinted = profile == .full ? trigger.soundFile : nil
         if let theme = currentTheme, theme.events.contains(event) {
             let sound = hinted ?? theme.sound(for: event, profile: profile)
+            let silence = theme.silence(for: event, profile: profile)
             var pattern = theme.vibration(for: event, profile: profile)
             if pattern == nil && important(trigger, importance, allowsImportant) { pattern = theme.vibration(for: event, profile: .full) }
-            if let pattern { return ResolvedEvent(what: .pattern(pattern.clamped(to: strength)), importance: importance, themed: true, sound: sound) }
-            if let sound { return ResolvedEvent(what: .pattern(HapticPattern(events: [])), importance: importance, themed: true, sound: sound) }
-            return nil
+            guard pattern != nil || sound != nil || silence != nil else { return nil }
+            return ResolvedEvent(
+                what: .pattern((pattern ?? HapticPattern(events: [])).clamped(to: strength)), importance: importance, themed: true, sound: sound,
+                silentSeconds: silence ?? 0)
         }
         guard let mapping else { return nil }
         return ResolvedEvent(what: .feedback(mapping.feedback), importance: importance, themed: false, sound: hinted)

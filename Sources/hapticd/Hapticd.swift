@@ -18,6 +18,7 @@ import LinuxAudio
 import LinuxHardware
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 extension FeedbackProfile: ExpressibleByArgument {}
 extension Importance: ExpressibleByArgument {}
@@ -211,7 +212,11 @@ struct Hapticd: AsyncParsableCommand {
             try server.start(socketPath: socket)
             if let dbus {
                 do {
-                    feedbackd = try FeedbackdService(server: server, bus: dbus, logger: logger)
+                    feedbackd = try FeedbackdService(server: server, bus: dbus, logger: logger) { _ in
+                        // Its bus went away (the session ended): stop as on SIGTERM, then exit 69.
+                        Hapticd.busLost.store(true, ordering: .releasing)
+                        kill(getpid(), SIGTERM)
+                    }
                 } catch {
                     _ = server.stop()
                     FileHandle.standardError.write(Data("hapticd: \(error)\n".utf8))
@@ -259,7 +264,15 @@ struct Hapticd: AsyncParsableCommand {
         let stopped = server.stop()
         FileHandle.standardError.write(Data((stopped ? "hapticd: actuator stopped\n" : "hapticd: could not confirm the actuator stopped; see above\n").utf8))
         if !stopped { throw ExitCode(1) }
+        if Hapticd.busLost.load(ordering: .acquiring) {
+            FileHandle.standardError.write(Data("hapticd: its D-Bus bus went away: exiting (69), to be started again with the next bus\n".utf8))
+            throw ExitCode(69)
+        }
     }
+
+    /// Set when the D-Bus bus hapticd serves on went away: the SIGTERM it sends itself then ends
+    /// with exit 69 (EX_UNAVAILABLE), not 0.
+    static let busLost = Atomic<Bool>(false)
 }
 
 extension Hapticd {

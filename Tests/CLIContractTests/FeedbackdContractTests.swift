@@ -99,6 +99,8 @@ struct FeedbackdContractTests {
         #expect(seen["call_end_accepted"] as? Bool == true && seen["call_ended"] as? Bool == true, "no FeedbackEnded after EndFeedback")
         #expect(seen["call_reason"] as? Int == 2, "EndFeedback's end is not explicit: \(seen)")
         #expect(seen["call_end_again_accepted"] as? Bool == true, "EndFeedback on an ended event is not the success feedbackd answers: \(seen)")
+        // LFB_EVENT_STATE_ENDED is 2: FeedbackEnded came before EndFeedback's answer.
+        #expect(seen["async_end_accepted"] as? Bool == true && seen["async_end_state"] as? Int == 2, "EndFeedback answered before FeedbackEnded: \(seen)")
         #expect(seen["standby_100ms_after"] as? Bool == true, "the chip is not in standby 100 ms after FeedbackEnded")
         #expect(seen["alarm_reason"] as? Int == 1, "a 1 s timeout did not expire: \(seen)")
         let alarmSeconds = seen["alarm_seconds"] as? Double ?? 0
@@ -107,6 +109,19 @@ struct FeedbackdContractTests {
         #expect(seen["unknown_reason"] as? Int == -1)
         #expect(seen["profile_after_set"] as? String == "silent", "libfeedback's profile change did not reach hapticd")
         #expect(run.stderr.contains("phone-incoming-call, timeout 0"), "\(run.stderr)")
+    }
+
+    /// The session bus going away (the user's session ended) ends hapticd, as feedbackd ends when
+    /// it loses its bus: the actuator stopped, exit 69, its socket free for the hapticd the next
+    /// session activates. (It stayed, holding socket and chip for a bus that was gone: feedbackd's
+    /// own integration tests, run against it, found that.)
+    @Test func theBusGoingAwayEndsTheDaemon() throws {
+        let daemon = try startDaemon()
+        bus.daemon.signal(SIGKILL)
+        let run = try daemon.wait(deadline: .seconds(10))
+        #expect(run.status == 69, "hapticd exited \(run.status) when its bus went away: \(run.stderr)")
+        #expect(run.stderr.contains("actuator stopped"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket was left behind")
     }
 
     /// A client that goes away while its call rings: hapticd ends the loop and the chip goes to

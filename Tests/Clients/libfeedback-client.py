@@ -110,6 +110,22 @@ def main():
         seen["call_end_again_accepted"] = ring.event.end_feedback()
     except GLib.Error as error:
         seen["call_end_again_accepted"] = str(error)
+    # Ended asynchronously, as GTK apps do: feedbackd sends FeedbackEnded before its answer, so
+    # the event has ended when the answer's callback runs (feedbackd's own integration test
+    # checks the same).
+    again = Watched("phone-incoming-call", timeout=0)
+    again.trigger()
+    run_until(lambda: False, 0.3)
+    answered = {}
+
+    def on_end_finished(event, result):
+        answered["accepted"] = event.end_feedback_finish(result)
+        answered["state"] = int(event.get_state())
+
+    again.event.end_feedback_async(None, on_end_finished)
+    run_until(lambda: "state" in answered, 5)
+    seen["async_end_accepted"] = answered.get("accepted")
+    seen["async_end_state"] = answered.get("state")
     if ring.ended_at is not None:
         time.sleep(max(0.0, ring.ended_at + 0.1 - time.monotonic()))
         seen["standby_100ms_after"] = status(path)["standby"]

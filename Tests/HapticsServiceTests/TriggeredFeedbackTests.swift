@@ -2,6 +2,7 @@
 
 import DRV2605
 import DRV2605Simulator
+import Foundation
 import HapticChip
 import HapticEffects
 import Haptics
@@ -65,6 +66,33 @@ import Testing
         #expect(!server.endTriggered(id), "ended twice")
         rig.advance(.seconds(3))
         #expect(reasons(of: id) == [.explicit], "reported more than once")
+    }
+
+    /// A theme's `Dummy` runs its event for its `duration` with nothing driven, as feedbackd's
+    /// does (fbd-feedback-dummy.c): it ends naturally then, explicitly when ended before; one of
+    /// no duration ends at once, naturally, not as not found. (feedbackd's own libfeedback tests,
+    /// run against hapticd by Scripts/feedbackd-tests, rely on it.)
+    @Test func aThemesDummyRunsForItsDurationWithNothingDriven() throws {
+        let json = #"""
+            {"name": "test", "profiles": [{"name": "full", "feedbacks": [
+              {"type": "Dummy", "event-name": "test-dummy-0"},
+              {"type": "Dummy", "event-name": "test-dummy-10", "duration": 10000}]}]}
+            """#
+        server.setTheme(try FeedbackdTheme(json: Data(json.utf8), file: "test.json"))
+        let start = rig.clock.now
+        let instant = trigger(FeedbackTrigger(app: "org.example.Test", event: "test-dummy-0"))
+        let timed = trigger(FeedbackTrigger(app: "org.example.Test", event: "test-dummy-10"))
+        let ended = trigger(FeedbackTrigger(app: "org.example.Test", event: "test-dummy-10"))
+        rig.advance(.milliseconds(100))
+        #expect(reasons(of: instant) == [.natural], "a Dummy of no duration: \(reasons(of: instant))")
+        #expect(reasons(of: timed).isEmpty && reasons(of: ended).isEmpty, "a 10 s Dummy ended within 100 ms")
+        #expect(server.endTriggered(ended))
+        #expect(reasons(of: ended) == [.explicit])
+        rig.advance(.milliseconds(9800))
+        #expect(reasons(of: timed).isEmpty, "ended before its 10 s")
+        rig.advance(.milliseconds(200))
+        #expect(reasons(of: timed) == [.natural])
+        #expect(rig.chip.output.peak(from: start, to: rig.clock.now) == 0, "a Dummy drove the actuator")
     }
 
     @Test func aTimeoutEndsItAsExpired() {
