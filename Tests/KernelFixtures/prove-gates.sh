@@ -274,111 +274,82 @@ fi
 changed_value() {
     awk -v k="$2" -v v="$3" '$1 == k { print k " " v; next } { print }' "$recorded/$1/values" > "$work/$1-values"
 }
+# plant_value NAME GATE KEY VALUE FAULT: FAULT planted as NAME's KEY changed to VALUE.
+plant_value() {
+    changed_value "$1" "$3" "$4"
+    plant "$5" "$2" "$work/$1-values"
+}
 
 # HIL-SUITE and HIL-VERBS.
 if [ -f "$recorded/suite/values" ]; then
     clean suite gate_suite "$recorded/suite/values"
-    changed_value suite ran "$(( $(value suite expected) - 1 ))"
-    plant "suite: a test not run" gate_suite "$work/suite-values"
-    changed_value suite skipped 1
-    plant "suite: a test skipped" gate_suite "$work/suite-values"
+    plant_value suite gate_suite ran "$(( $(value suite expected) - 1 ))" "suite: a test not run"
+    plant_value suite gate_suite skipped 1 "suite: a test skipped"
 fi
 if [ -f "$recorded/verbs/values" ]; then
     clean verbs gate_verbs "$recorded/verbs/values"
-    changed_value verbs standby-after-play 0
-    plant "verbs: the chip awake after a play" gate_verbs "$work/verbs-values"
-    changed_value verbs calibration-restored 0
-    plant "verbs: the calibration not restored" gate_verbs "$work/verbs-values"
-    changed_value verbs absent-exit 1
-    plant "verbs: an absent address exits 1" gate_verbs "$work/verbs-values"
-    changed_value verbs absent-named 0
-    plant "verbs: the no-acknowledge not named" gate_verbs "$work/verbs-values"
-    changed_value verbs wrong-bus-exit 0
-    plant "verbs: a wrong bus exits 0" gate_verbs "$work/verbs-values"
+    plant_value verbs gate_verbs standby-after-play 0 "verbs: the chip awake after a play"
+    plant_value verbs gate_verbs calibration-restored 0 "verbs: the calibration not restored"
+    plant_value verbs gate_verbs absent-exit 1 "verbs: an absent address exits 1"
+    plant_value verbs gate_verbs absent-named 0 "verbs: the no-acknowledge not named"
+    plant_value verbs gate_verbs wrong-bus-exit 0 "verbs: a wrong bus exits 0"
 fi
 
 # HIL-FORCE-FEEDBACK's session outcome.
 if [ -f "$recorded/force-feedback-session/values" ]; then
     clean force-feedback-session gate_force_feedback_session "$recorded/force-feedback-session/values"
-    changed_value force-feedback-session rumble-uploaded 0
-    plant "force-feedback: fftest's rumble refused" gate_force_feedback_session "$work/force-feedback-session-values"
-    changed_value force-feedback-session played-logged 0
-    plant "force-feedback: hapticd played nothing" gate_force_feedback_session "$work/force-feedback-session-values"
-    changed_value force-feedback-session standby-after 0
-    plant "force-feedback: hapticd awake after fftest stopped" gate_force_feedback_session "$work/force-feedback-session-values"
+    plant_value force-feedback-session gate_force_feedback_session rumble-uploaded 0 "force-feedback: fftest's rumble refused"
+    plant_value force-feedback-session gate_force_feedback_session played-logged 0 "force-feedback: hapticd played nothing"
+    plant_value force-feedback-session gate_force_feedback_session standby-after 0 "force-feedback: hapticd awake after fftest stopped"
 fi
 
 # HIL-MODEL (DA7280) and HIL-DA7280's supply.
 if [ -f "$recorded/da7280-model/values" ]; then
     clean da7280-model gate_da7280_model "$recorded/da7280-model/values"
-    changed_value da7280-model agreed "$(( $(value da7280-model shipped) - 1 ))"
-    plant "DA7280 model: a script that disagreed" gate_da7280_model "$work/da7280-model-values"
+    plant_value da7280-model gate_da7280_model agreed "$(( $(value da7280-model shipped) - 1 ))" "DA7280 model: a script that disagreed"
     awk '$1 == "agreed" { print "agreed 13"; next } $1 == "shipped" { print "shipped 13"; next } { print }' "$recorded/da7280-model/values" > "$work/da7280-model-values"
     plant "DA7280 model: a script left out of the image" gate_da7280_model "$work/da7280-model-values"
 fi
 if [ -f "$recorded/da7280-supply/values" ]; then
     clean da7280-supply gate_da7280_supply "$recorded/da7280-supply/values"
-    changed_value da7280-supply uvlo-exit 0
-    plant "DA7280 supply: played below the lock-out" gate_da7280_supply "$work/da7280-supply-values"
-    changed_value da7280-supply uvlo-lines 12
-    plant "DA7280 supply: the refusal a page of text" gate_da7280_supply "$work/da7280-supply-values"
-    changed_value da7280-supply uvlo-peak 1000
-    plant "DA7280 supply: driven below the lock-out" gate_da7280_supply "$work/da7280-supply-values"
-    changed_value da7280-supply sag-exit 0
-    plant "DA7280 supply: the sag's feedback said played" gate_da7280_supply "$work/da7280-supply-values"
-    changed_value da7280-supply sag-named 0
-    plant "DA7280 supply: the sag not named" gate_da7280_supply "$work/da7280-supply-values"
-    changed_value da7280-supply sag-mode 3
-    plant "DA7280 supply: left in DRO after the sag" gate_da7280_supply "$work/da7280-supply-values"
-    changed_value da7280-supply irq-after 01
-    plant "DA7280 supply: E_UVLO still latched" gate_da7280_supply "$work/da7280-supply-values"
+    plant_value da7280-supply gate_da7280_supply uvlo-exit 0 "DA7280 supply: played below the lock-out"
+    plant_value da7280-supply gate_da7280_supply uvlo-lines 12 "DA7280 supply: the refusal a page of text"
+    plant_value da7280-supply gate_da7280_supply uvlo-peak 1000 "DA7280 supply: driven below the lock-out"
+    plant_value da7280-supply gate_da7280_supply sag-exit 0 "DA7280 supply: the sag's feedback said played"
+    plant_value da7280-supply gate_da7280_supply sag-named 0 "DA7280 supply: the sag not named"
+    plant_value da7280-supply gate_da7280_supply sag-mode 3 "DA7280 supply: left in DRO after the sag"
+    plant_value da7280-supply gate_da7280_supply irq-after 01 "DA7280 supply: E_UVLO still latched"
 fi
 
 # HIL-DRV260X: Linux's drv260x on the fixture, one figure changed at a time.
 if [ -f "$recorded/drv260x/values" ]; then
     clean drv260x gate_drv260x "$recorded/drv260x/values"
-    changed_value drv260x diag-result 1
-    plant "drv260x: its calibration failed" gate_drv260x "$work/drv260x-values"
-    changed_value drv260x period 00
-    plant "drv260x: LRA_PERIOD not measured" gate_drv260x "$work/drv260x-values"
-    changed_value drv260x peak 0
-    plant "drv260x: the rumble's byte never reached RTP" gate_drv260x "$work/drv260x-values"
-    changed_value drv260x errors 2
-    plant "drv260x: driver errors in the kernel log" gate_drv260x "$work/drv260x-values"
+    plant_value drv260x gate_drv260x diag-result 1 "drv260x: its calibration failed"
+    plant_value drv260x gate_drv260x period 00 "drv260x: LRA_PERIOD not measured"
+    plant_value drv260x gate_drv260x peak 0 "drv260x: the rumble's byte never reached RTP"
+    plant_value drv260x gate_drv260x errors 2 "drv260x: driver errors in the kernel log"
 fi
 
 # HIL-DRV2604L: the fixture as a DRV2604L.
 if [ -f "$recorded/drv2604l/values" ]; then
     clean drv2604l gate_drv2604l "$recorded/drv2604l/values"
-    changed_value drv2604l part DRV2605L
-    plant "DRV2604L: probe names another part" gate_drv2604l "$work/drv2604l-values"
-    changed_value drv2604l played 5
-    plant "DRV2604L: one of the 6 not played as a stream" gate_drv2604l "$work/drv2604l-values"
-    changed_value drv2604l streamed 0
-    plant "DRV2604L: no RTP write reached the fixture" gate_drv2604l "$work/drv2604l-values"
+    plant_value drv2604l gate_drv2604l part DRV2605L "DRV2604L: probe names another part"
+    plant_value drv2604l gate_drv2604l played 5 "DRV2604L: one of the 6 not played as a stream"
+    plant_value drv2604l gate_drv2604l streamed 0 "DRV2604L: no RTP write reached the fixture"
 fi
 
 # HIL-DA7280, Linux's da7280 on the fixture.
 if [ -f "$recorded/linux-da7280/values" ]; then
     clean linux-da7280 gate_linux_da7280 "$recorded/linux-da7280/values"
-    changed_value linux-da7280 probe "5a 78 14 00cd 22 3c"
-    plant "Linux's da7280: NOMMAX and ABSMAX left at reset" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 acceleration 1
-    plant "Linux's da7280: acceleration on" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 peak 1000
-    plant "Linux's da7280: FF_CONSTANT 0x2000 at full scale" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 after "drive 528, TOP_CTL1 0d, TOP_CTL2 3f"
-    plant "Linux's da7280: still driving after the client closed" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 memory "01 01 04 05 00 00 00"
-    plant "Linux's da7280: the upload's frame not in memory" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 sequences 2
-    plant "Linux's da7280: the sequence played twice" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 timeline "0:532 43520:0 "
-    plant "Linux's da7280: the memory played at half" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 sequence-after "1 1065"
-    plant "Linux's da7280: SEQ_START left set after the stop" gate_linux_da7280 "$work/linux-da7280-values"
-    changed_value linux-da7280 errors 1
-    plant "Linux's da7280: a driver error in the kernel log" gate_linux_da7280 "$work/linux-da7280-values"
+    plant_value linux-da7280 gate_linux_da7280 probe "5a 78 14 00cd 22 3c" "Linux's da7280: NOMMAX and ABSMAX left at reset"
+    plant_value linux-da7280 gate_linux_da7280 acceleration 1 "Linux's da7280: acceleration on"
+    plant_value linux-da7280 gate_linux_da7280 peak 1000 "Linux's da7280: FF_CONSTANT 0x2000 at full scale"
+    plant_value linux-da7280 gate_linux_da7280 after "drive 528, TOP_CTL1 0d, TOP_CTL2 3f" "Linux's da7280: still driving after the client closed"
+    plant_value linux-da7280 gate_linux_da7280 memory "01 01 04 05 00 00 00" "Linux's da7280: the upload's frame not in memory"
+    plant_value linux-da7280 gate_linux_da7280 sequences 2 "Linux's da7280: the sequence played twice"
+    plant_value linux-da7280 gate_linux_da7280 timeline "0:532 43520:0 " "Linux's da7280: the memory played at half"
+    plant_value linux-da7280 gate_linux_da7280 sequence-after "1 1065" "Linux's da7280: SEQ_START left set after the stop"
+    plant_value linux-da7280 gate_linux_da7280 errors 1 "Linux's da7280: a driver error in the kernel log"
 fi
 
 # HIL-EVDEV, gpio-vibrator's tick: its line for a client's selection through hapticd.
