@@ -323,7 +323,7 @@ gate_da7280_supply() {
 gate_drv260x() {
     awk "$GATE_AWK$VALUES_AWK"'
         END {
-            printf "DIAG_RESULT %s after its calibration, LRA_PERIOD 0x%s, FF_RUMBLE 0xc0c0 reached RTP as %s in %s writes (0x8000: %s), RATED_VOLTAGE 0x%s, OD_CLAMP 0x%s; %s driver error line(s) in the kernel log\n", v["diag-result"], v["period"], v["peak"], v["writes"], v["truncated"], v["rated"], v["clamp"], v["errors"]
+            printf "DIAG_RESULT %s after its calibration, LRA_PERIOD 0x%s, FF_RUMBLE 0xc0c0 reached RTP as %s in %s writes (0x8000: %s), RATED_VOLTAGE 0x%s, OD_CLAMP 0x%s; %s driver error line(s) in the kernel log (not gated: the write count, set by ff-memless and this emulator, and the 0x8000 byte and the ratings kept, which tell which drv260x this is)\n", v["diag-result"], v["period"], v["peak"], v["writes"], v["truncated"], v["rated"], v["clamp"], v["errors"]
             bound(v["diag-result"] == "0", "calibration passed (DIAG_RESULT clear)")
             bound(v["period"] == "3a", "LRA_PERIOD 3a (175 Hz)")
             bound(v["peak"] == "192", "FF_RUMBLE 0xc0c0 reached RTP as 192")
@@ -341,7 +341,7 @@ gate_drv260x() {
 gate_drv2604l() {
     awk "$GATE_AWK$VALUES_AWK"'
         END {
-            printf "probe: %s; %s of %s played as real-time streams and ended not driving; %s RTP writes, RTP left at %s\n", v["part"], v["played"], v["of"], v["streamed"], v["rtp-left"]
+            printf "probe: %s; %s of %s played as real-time streams and ended not driving; %s RTP writes, RTP left at %s (not gated: the count is set by the streams tick and this emulator, the level left is the fixture last value; the read-back of each play gates its end)\n", v["part"], v["played"], v["of"], v["streamed"], v["rtp-left"]
             bound(v["part"] == "DRV2604L", "probe says DRV2604L")
             bound(v["of"] + 0 == 6 && v["played"] + 0 == v["of"] + 0, "each of the 6 played as a stream and ended not driving")
             bound(v["streamed"] + 0 > 0, "RTP writes > 0")
@@ -362,7 +362,7 @@ gate_drv2604l() {
 gate_linux_da7280() {
     awk "$GATE_AWK$VALUES_AWK"'
         END {
-            printf "probe wrote ACTUATOR1-3, CALIB_V2I, FRQ_LRA_PER %s, ACCELERATION_EN %s; FF_CONSTANT 0x2000 peak %s permille of NOMMAX in %s drive changes; after the client closed: %s; the upload left the memory at %s, %s sequence(s) played from it, driving %s (microseconds:permille); after the stop: %s; %s driver error line(s) in the kernel log\n", v["probe"], v["acceleration"], v["peak"], v["writes"], v["after"], v["memory"], v["sequences"], v["timeline"], v["sequence-after"], v["errors"]
+            printf "probe wrote ACTUATOR1-3, CALIB_V2I, FRQ_LRA_PER %s, ACCELERATION_EN %s; FF_CONSTANT 0x2000 peak %s permille of NOMMAX in %s drive changes; after the client closed: %s; the upload left the memory at %s, %s sequence(s) played from it, driving %s (microseconds:permille); after the stop: %s; %s driver error line(s) in the kernel log (the drive-change count not gated: how often ff-core updates on this emulator)\n", v["probe"], v["acceleration"], v["peak"], v["writes"], v["after"], v["memory"], v["sequences"], v["timeline"], v["sequence-after"], v["errors"]
             bound(v["probe"] == "5b 61 14 00cd 22 3c", "probe wrote ACTUATOR1-3 5b 61 14, CALIB_V2I 00cd, FRQ_LRA_PER 22 3c")
             bound(v["acceleration"] == "0", "acceleration off")
             bound(v["peak"] == "528", "FF_CONSTANT 0x2000 peak 528 permille")
@@ -445,7 +445,7 @@ gate_force_feedback() {
 gate_force_feedback_session() {
     awk "$GATE_AWK$VALUES_AWK"'
         END {
-            printf "fftest uploaded %s effects (its rumble #5: %s); hapticd logged playing %s time(s); standby after: %s\n", v["uploaded"], v["rumble-uploaded"], v["played-logged"], v["standby-after"]
+            printf "fftest uploaded %s effects (its rumble #5: %s); hapticd logged playing %s time(s); standby after: %s (the count of effects not gated: fftest tries its whole list)\n", v["uploaded"], v["rumble-uploaded"], v["played-logged"], v["standby-after"]
             bound(v["rumble-uploaded"] + 0 >= 1, "fftest uploaded its rumble")
             bound(v["played-logged"] + 0 >= 1, "hapticd logged it playing")
             bound(v["standby-after"] + 0 >= 1, "hapticd in standby after")
