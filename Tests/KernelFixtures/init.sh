@@ -144,21 +144,27 @@ if [ ! -x /opt/haptics/av-capture ]; then
     echo "HIL-AV-SYNC: skipped: this image has no av-capture (only the x86_64 VM measures sound)"
 elif [ -e /proc/asound/Loopback ]; then
     echo 1 > $P/drive_onsets
+    # The VM's own stalls beside it (stall-watch.c says how): a 1 ms real-time tick on each CPU, late
+    # by over 2 ms only when that CPU did not run.
+    stall-watch 1000 2000 > /tmp/av-stalls.txt 2> /tmp/av-stalls.err &
+    watcher=$!
     av-capture hw:Loopback,1,0 60 /proc/asound/Loopback/pcm0p/sub0/status > /tmp/av.txt 2> /tmp/av.err &
     capture=$!
     waited=0
-    while ! grep -q ready /tmp/av.txt 2>/dev/null && [ $waited -lt 50 ]; do sleep 0.1; waited=$((waited + 1)); done
+    while ! { grep -q ready /tmp/av.txt && grep -q ready /tmp/av-stalls.txt; } 2>/dev/null && [ $waited -lt 50 ]; do sleep 0.1; waited=$((waited + 1)); done
     haptic sequence "$AV_NOTES" --bus "$BUS" --audio-device plughw:Loopback,0,0 --audio-latency 200 --json > /tmp/av.json 2> /tmp/av-haptic.err \
         || { cat /tmp/av-haptic.err; fail "sound with haptics: haptic sequence exited $?"; }
     # The capture ends on SIGTERM half a second after the sequence, and then dates what it heard.
     sleep 0.5
     kill -TERM $capture
     wait $capture || { cat /tmp/av.err; fail "sound with haptics: av-capture failed"; }
+    kill -TERM $watcher
+    wait $watcher || { cat /tmp/av-stalls.err; fail "sound with haptics: stall-watch failed"; }
     cat $P/drive_onsets > /tmp/av-go.txt
     underruns=$(sed -n 's/.*"underruns" : \([0-9]*\).*/\1/p' /tmp/av.json | head -1)
     grep '^clock:' /tmp/av.txt | sed 's/^/HIL-AV-SYNC: /; s/$/ (how the sounds were dated, not gated itself: the offsets it gives are)/'
-    gate HIL-AV-SYNC gate_av_sync 13 1 400 /tmp/av.txt /tmp/av-go.txt "${underruns:-1}" || grep -A12 '"audio"' /tmp/av.json
-    record av-sync /tmp/av.txt /tmp/av-go.txt
+    gate HIL-AV-SYNC gate_av_sync 13 1 400 /tmp/av.txt /tmp/av-go.txt "${underruns:-1}" /tmp/av-stalls.txt || grep -A12 '"audio"' /tmp/av.json
+    record av-sync /tmp/av.txt /tmp/av-go.txt /tmp/av-stalls.txt
     record_value av-sync underruns "${underruns:-1}"
 else
     fail "sound with haptics: no loopback card (snd-aloop did not load)"

@@ -60,31 +60,48 @@ plant() {
 
 # HIL-AV-SYNC: 13 notes 0.4 s apart, the first a warm-up; the bounds of gates.sh (a tick and
 # AV_SYNC_MARGIN_MS early, AV_SYNC_MARGIN_MS late, AV_SYNC_SPREAD_MS spread), read from there.
-sounds="$recorded/av-sync/av.txt" go="$recorded/av-sync/av-go.txt" underruns=$(value av-sync underruns)
+sounds="$recorded/av-sync/av.txt" go="$recorded/av-sync/av-go.txt" stalls="$recorded/av-sync/av-stalls.txt" underruns=$(value av-sync underruns)
 tick_ns=$(sed -n 's/^clock: tick \([0-9]*\) ns.*/\1/p' "$sounds")
 # offsets: the paired offsets (sound - GO, ns) of the recording, smallest first.
 offsets=$(awk '/^onset/ { s[++n] = $2 } END { while ((getline line < ARGV[2]) > 0) g[++m] = line; for (k = 2; k <= 13; k++) print s[k] - g[k] }' "$sounds" "$go" | sort -n)
 smallest=$(echo "$offsets" | head -1) largest=$(echo "$offsets" | tail -1)
-clean av-sync gate_av_sync 13 1 400 "$sounds" "$go" "$underruns"
+clean av-sync gate_av_sync 13 1 400 "$sounds" "$go" "$underruns" "$stalls"
 shift_column "$sounds" 2 400000000 '^onset' > "$work/late-note.txt"
-plant "av-sync: the sound shifted by one note" gate_av_sync 13 1 400 "$work/late-note.txt" "$go" "$underruns"
+plant "av-sync: the sound shifted by one note" gate_av_sync 13 1 400 "$work/late-note.txt" "$go" "$underruns" "$stalls"
 shift_column "$go" 1 200000000 > "$work/twice.txt"
-plant "av-sync: the audio latency (200 ms) counted twice" gate_av_sync 13 1 400 "$sounds" "$work/twice.txt" "$underruns"
+plant "av-sync: the audio latency (200 ms) counted twice" gate_av_sync 13 1 400 "$sounds" "$work/twice.txt" "$underruns" "$stalls"
 awk '/^onset/ && ++n == 6 { next } { print }' "$sounds" > "$work/missing.txt"
-plant "av-sync: one sound missing" gate_av_sync 13 1 400 "$work/missing.txt" "$go" "$underruns"
+plant "av-sync: one sound missing" gate_av_sync 13 1 400 "$work/missing.txt" "$go" "$underruns" "$stalls"
 awk '{ print } END { print "onset 99999999999999" }' "$sounds" > "$work/extra.txt"
-plant "av-sync: a sound more than notes (after the last)" gate_av_sync 13 1 400 "$work/extra.txt" "$go" "$underruns"
-plant "av-sync: an underrun" gate_av_sync 13 1 400 "$sounds" "$go" 1
+plant "av-sync: a sound more than notes (after the last)" gate_av_sync 13 1 400 "$work/extra.txt" "$go" "$underruns" "$stalls"
+plant "av-sync: an underrun" gate_av_sync 13 1 400 "$sounds" "$go" 1 "$stalls"
 # Every sound just past each bound: late by the margin and 0.5 ms more, early by a tick, the margin
 # and 0.5 ms more (each from the recording's own extreme, so the spread is unchanged).
 shift_column "$sounds" 2 $(( AV_SYNC_MARGIN_MS * 1000000 + 500000 - largest )) '^onset' > "$work/late.txt"
-plant "av-sync: every sound late by the margin and 0.5 ms" gate_av_sync 13 1 400 "$work/late.txt" "$go" "$underruns"
+plant "av-sync: every sound late by the margin and 0.5 ms" gate_av_sync 13 1 400 "$work/late.txt" "$go" "$underruns" "$stalls"
 shift_column "$sounds" 2 $(( -tick_ns - AV_SYNC_MARGIN_MS * 1000000 - 500000 - smallest )) '^onset' > "$work/early.txt"
-plant "av-sync: every sound early by a tick, the margin and 0.5 ms" gate_av_sync 13 1 400 "$work/early.txt" "$go" "$underruns"
+plant "av-sync: every sound early by a tick, the margin and 0.5 ms" gate_av_sync 13 1 400 "$work/early.txt" "$go" "$underruns" "$stalls"
 # One sound (note 7) early by the spread allowed and 0.5 ms more than the latest: still within the
 # early bound, a spread past its own.
 awk -v d=$(( -(AV_SYNC_SPREAD_MS * 1000000 + 500000) )) '/^onset/ && ++n == 7 { $2 = sprintf("%.0f", $2 + d) } { print }' "$sounds" > "$work/jitter.txt"
-plant "av-sync: one sound early by the spread and 0.5 ms" gate_av_sync 13 1 400 "$work/jitter.txt" "$go" "$underruns"
+plant "av-sync: one sound early by the spread and 0.5 ms" gate_av_sync 13 1 400 "$work/jitter.txt" "$go" "$underruns" "$stalls"
+# The VM's stalls (stall-watch): note k's GO late by 8 ms (past the early bound), with or without a
+# stall of the VM from half a millisecond before its sound to just after its GO.
+# late_go K: the GO writes with note K's 8 ms late; stall_under K: a stall line under that GO.
+late_go() { awk -v k="$1" 'NR == k { $1 = sprintf("%.0f", $1 + 8000000) } { print }' "$2"; }
+stall_under() {
+    awk -v k="$1" -v go_file="$2" '/^onset/ && ++n == k { sound = $2 } END { while ((getline line < go_file) > 0) if (++m == k) go = line; printf "stall 0 %.0f %.0f\n", sound - 500000, go + 100000 }' "$sounds"
+}
+late_go 7 "$go" > "$work/late-go.txt"
+plant "av-sync: one GO 8 ms late, no stall under it" gate_av_sync 13 1 400 "$sounds" "$work/late-go.txt" "$underruns" "$stalls"
+{ cat "$stalls"; stall_under 7 "$work/late-go.txt"; } > "$work/stalled.txt"
+clean "av-sync (one GO 8 ms late, a VM stall under it: set aside)" gate_av_sync 13 1 400 "$sounds" "$work/late-go.txt" "$underruns" "$work/stalled.txt"
+# The same stall, ended 2 ms before the sound: beside the late GO, not under it.
+{ cat "$stalls"; stall_under 7 "$work/late-go.txt" | awk '{ $4 = sprintf("%.0f", $3 - 1500000); $3 = sprintf("%.0f", $3 - 5000000); print }'; } > "$work/beside.txt"
+plant "av-sync: one GO 8 ms late, a VM stall ended before its sound" gate_av_sync 13 1 400 "$sounds" "$work/late-go.txt" "$underruns" "$work/beside.txt"
+late_go 4 "$go" | late_go 7 /dev/stdin | late_go 10 /dev/stdin > "$work/three-late.txt"
+{ cat "$stalls"; for k in 4 7 10; do stall_under $k "$work/three-late.txt"; done; } > "$work/three-stalled.txt"
+plant "av-sync: three GOs late, a VM stall under each (more than AV_SYNC_STALLED set aside)" gate_av_sync 13 1 400 "$sounds" "$work/three-late.txt" "$underruns" "$work/three-stalled.txt"
 
 # HIL-FF-MEMLESS.
 kernel="$recorded/ff-memless/timeline-drv260x.txt" ours="$recorded/ff-memless/timeline-hapticd.txt"
