@@ -404,12 +404,22 @@ gate_linux_da7280() {
 # the minimum plus SWITCHED_TICK_SLACK_MS (the jiffy after the replay's end, and gpio-vibra
 # switching the line from a work item); one pulse, then the line off.
 #
-#   gate_switched_tick MINIMUM_MS TIMELINE
+# The VM's own stalls (STALLS: stall-watch's lines, as for HIL-AV-SYNC) shorten the pulse when one
+# falls between the replay's start and gpio-vibra's work item raising the line (the replay's end
+# is a timer on the jiffies, which a stall does not move; a run measured 25.6 ms): the time a CPU
+# stalled in the SWITCHED_TICK_STALL_WINDOW_MS before the line rose (the most on one CPU, at most
+# the window) is taken off the lower bound, and printed. A stall after the line rose only
+# lengthens the pulse, and counts for nothing.
+#
+#   gate_switched_tick MINIMUM_MS TIMELINE [STALLS]
 SWITCHED_TICK_JIFFY_MS=4
 SWITCHED_TICK_SLACK_MS=15
+SWITCHED_TICK_STALL_WINDOW_MS=10
 gate_switched_tick() {
-    awk -v minimum="$1" -v jiffy="$SWITCHED_TICK_JIFFY_MS" -v slack="$SWITCHED_TICK_SLACK_MS" "$GATE_AWK"'
+    { cat "$2"; [ -z "${3:-}" ] || sed -n 's/^stall /V /p' "$3"; } | awk -v minimum="$1" -v jiffy="$SWITCHED_TICK_JIFFY_MS" -v slack="$SWITCHED_TICK_SLACK_MS" \
+        -v window="$SWITCHED_TICK_STALL_WINDOW_MS" "$GATE_AWK"'
         $1 == "start" { next }
+        $1 == "V" { cpu[++nv] = $2; from[nv] = $3; to[nv] = $4; next }
         {
             on = $2 + 0 != 0
             if (on && !was) { pulses++; if (!first) first = $1 + 0 }
@@ -418,13 +428,25 @@ gate_switched_tick() {
         }
         END {
             length_ms = first && last ? (last - first) / 1e6 : 0
+            # The most one CPU stalled in the window before the line rose.
+            credit = 0
+            if (first) {
+                opens = first - window * 1e6
+                for (i = 1; i <= nv; i++) {
+                    a = from[i] + 0 > opens ? from[i] + 0 : opens; b = to[i] + 0 < first ? to[i] + 0 : first
+                    if (b > a) stalled[cpu[i]] += (b - a) / 1e6
+                }
+                for (c in stalled) if (stalled[c] > credit) credit = stalled[c]
+            }
+            low = minimum - jiffy - 1 - credit
             printf "%d pulse(s), the first on for %.1f ms (minimum on-time %d ms), the line %s at the end\n", pulses, length_ms, minimum, was ? "on" : "off"
+            printf "VM stalls (stall-watch) in the %d ms before the line rose: %.2f ms on one CPU at most (%d stalls in all; taken off the lower bound)\n", window, credit, nv
             bound(pulses == 1 && !was, "one pulse, then off")
-            bound(length_ms >= minimum - jiffy - 1, "on >= " minimum - jiffy - 1 " ms (the minimum, less a jiffy and 1)")
+            bound(length_ms >= low, "on >= " sprintf("%.1f", low) " ms (the minimum, less a jiffy, 1 and the VM stalls before it)")
             bound(length_ms <= minimum + slack, "on <= " minimum + slack " ms")
             verdict()
         }
-    ' "$2"
+    '
 }
 
 # Force feedback through hapticd's uinput device: how long the fixture saw the chip driven

@@ -428,16 +428,22 @@ if [ -e /modules/drv260x.ko ] && [ -x /opt/haptics/ff-rumble ]; then
                 hapticd --device "/dev/input/$event" --actuator erm --socket /tmp/tick.sock > /tmp/tick-hapticd.log 2>&1 &
                 tick_daemon=$!
                 for _ in $(seq 200); do [ -S /tmp/tick.sock ] && break; sleep 0.1; done
+                # The VM's own stalls beside it (a stall before the line rose shortens the pulse).
+                stall-watch 1000 2000 > /tmp/tick-stalls.txt 2> /tmp/tick-stalls.err &
+                watcher=$!
+                for _ in $(seq 50); do grep -q ready /tmp/tick-stalls.txt 2>/dev/null && break; sleep 0.1; done
                 echo 1 > $G/drive_timeline
                 haptic play selection --socket /tmp/tick.sock > /tmp/tick.log 2>&1 || { cat /tmp/tick.log; fail "gpio-vibrator: haptic play selection through hapticd exited $?"; }
                 sleep 0.3
                 cat $G/drive_timeline > /tmp/gpio-tick.txt
+                kill -TERM $watcher
+                wait $watcher || { cat /tmp/tick-stalls.err; fail "gpio-vibrator: stall-watch failed"; }
                 kill -TERM $tick_daemon
                 wait $tick_daemon || { tail -5 /tmp/tick-hapticd.log; fail "gpio-vibrator: hapticd for the tick: exit status"; }
                 rm -f /tmp/tick.sock
-                record gpio-tick /tmp/gpio-tick.txt
+                record gpio-tick /tmp/gpio-tick.txt /tmp/tick-stalls.txt
                 echo "HIL-EVDEV: gpio-vibrator: a selection through hapticd, its line as the fixture dated it"
-                gate HIL-EVDEV gate_switched_tick 30 /tmp/gpio-tick.txt || cat /tmp/gpio-tick.txt
+                gate HIL-EVDEV gate_switched_tick 30 /tmp/gpio-tick.txt /tmp/tick-stalls.txt || cat /tmp/gpio-tick.txt
             fi
             echo 0 > $G/attach
         else

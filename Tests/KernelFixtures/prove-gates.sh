@@ -370,18 +370,31 @@ if [ -f "$recorded/linux-da7280/values" ]; then
 fi
 
 # HIL-EVDEV, gpio-vibrator's tick: its line for a client's selection through hapticd.
-tick="$recorded/gpio-tick/gpio-tick.txt"
+tick="$recorded/gpio-tick/gpio-tick.txt" tick_stalls="$recorded/gpio-tick/tick-stalls.txt"
 if [ -f "$tick" ]; then
-    clean gpio-tick gate_switched_tick 30 "$tick"
+    clean gpio-tick gate_switched_tick 30 "$tick" "$tick_stalls"
+    # A run the VM stalled in: a pulse of 22 ms (past the lower bound of 25), after a 7 ms stall of
+    # one CPU that ended as the line rose (passes: 7 ms taken off), or began after it (caught), and
+    # the click's own 10 ms after a 30 ms stall (caught: at most the window is taken off).
+    pulse() { awk -v ms="$1" '$1 != "start" && $2 != 0 && !on { on = $1; print; printf "%.0f 0\n", on + ms * 1000000; done = 1; next } done { next } { print }' "$tick"; }
+    rise=$(awk '$1 != "start" && $2 != 0 { print $1; exit }' "$tick")
+    pulse 22 > "$work/tick-22.txt"
+    pulse 10 > "$work/tick-10.txt"
+    { cat "$tick_stalls"; awk -v r="$rise" 'BEGIN { printf "stall 1 %.0f %.0f\n", r - 7000000, r }'; } > "$work/stall-before.txt"
+    { cat "$tick_stalls"; awk -v r="$rise" 'BEGIN { printf "stall 1 %.0f %.0f\n", r + 1000000, r + 8000000 }'; } > "$work/stall-after.txt"
+    { cat "$tick_stalls"; awk -v r="$rise" 'BEGIN { printf "stall 0 %.0f %.0f\n", r - 30000000, r }'; } > "$work/stall-long.txt"
+    clean "gpio-tick (22 ms after a 7 ms stall before the line rose)" gate_switched_tick 30 "$work/tick-22.txt" "$work/stall-before.txt"
+    plant "gpio-vibrator tick: 22 ms, the stall after the line rose" gate_switched_tick 30 "$work/tick-22.txt" "$work/stall-after.txt"
+    plant "gpio-vibrator tick: 10 ms after a 30 ms stall (at most the window taken off)" gate_switched_tick 30 "$work/tick-10.txt" "$work/stall-long.txt"
     # The pulse as the click's own drive (10 ms): not held for the minimum on-time.
     awk '$1 != "start" && $2 != 0 && !on { on = $1; print; printf "%.0f 0\n", on + 10000000; done = 1; next } done { next } { print }' "$tick" > "$work/tick-short.txt"
-    plant "gpio-vibrator tick: cut at the click's own 10 ms" gate_switched_tick 30 "$work/tick-short.txt"
+    plant "gpio-vibrator tick: cut at the click's own 10 ms" gate_switched_tick 30 "$work/tick-short.txt" "$tick_stalls"
     # Held twice as long (60 ms).
     awk '$1 != "start" && $2 != 0 && !on { on = $1; print; printf "%.0f 0\n", on + 60000000; done = 1; next } done { next } { print }' "$tick" > "$work/tick-long.txt"
-    plant "gpio-vibrator tick: held 60 ms" gate_switched_tick 30 "$work/tick-long.txt"
+    plant "gpio-vibrator tick: held 60 ms" gate_switched_tick 30 "$work/tick-long.txt" "$tick_stalls"
     # Switched on again 100 ms later and left on.
     awk '{ print; if ($1 != "start") last = $1 } END { printf "%.0f 1000\n", last + 100000000 }' "$tick" > "$work/tick-again.txt"
-    plant "gpio-vibrator tick: on again after it, and left on" gate_switched_tick 30 "$work/tick-again.txt"
+    plant "gpio-vibrator tick: on again after it, and left on" gate_switched_tick 30 "$work/tick-again.txt" "$tick_stalls"
 fi
 
 # The package installed and run (Scripts/kernel-test --deploy): one figure changed at a time.
