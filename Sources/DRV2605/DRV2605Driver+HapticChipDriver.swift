@@ -11,6 +11,9 @@ extension DRV2605Driver: HapticChipDriver, EffectLibraryPlayback {
     public var canShutDown: Bool { enableLine != nil }
     /// MODE is real-time playback (RTP).
     public var isStreaming: Bool { mode == .realTimePlayback }
+    /// −1...1 in open loop (RTP's negative half brakes); 0...1 in closed loop, where the chip
+    /// brakes by itself and a negative input means no drive (`RealTimeEncoding`).
+    public var realTimeLevels: ClosedRange<Double> { realTimeEncoding.hasNegativeHalf ? -1...1 : 0...1 }
     /// `Options.pollInterval`: how often GO is polled while a sequence plays.
     public var pollInterval: Duration { options.pollInterval }
 

@@ -47,6 +47,11 @@ public protocol HapticChipDriver: AnyObject {
     func beginRealTimePlayback() throws(HapticChipError)
     /// Drives the actuator at `amplitude`, −1...1 of full scale (negative: brake where the chip can).
     func setRealTime(amplitude: Double) throws(HapticChipError)
+    /// The levels `setRealTime(amplitude:)` really drives: −1...1 where a negative level brakes
+    /// (reverse phase), 0...1 where the chip clamps it to zero. Players mixed into one stream are
+    /// each limited to it before they are summed, so that a brake that would do nothing alone does
+    /// not cut another player's drive. A default of 0...1 (never braking) is given.
+    var realTimeLevels: ClosedRange<Double> { get }
     /// Zero drive, leaves the stream mode, and into standby when `standby` is true.
     func endRealTimePlayback(standby: Bool) throws(HapticChipError)
 
@@ -162,4 +167,9 @@ public struct StoredWaveform: Sendable, Hashable {
         self.index = index
         self.duration = duration
     }
+}
+
+extension HapticChipDriver {
+    /// Negative levels clamp to zero: the safe reading for a chip that does not say.
+    public var realTimeLevels: ClosedRange<Double> { 0...1 }
 }

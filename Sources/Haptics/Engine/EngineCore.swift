@@ -76,10 +76,14 @@ final class EngineCore {
     // Exclusive playback (pattern players): the engine leaves the chip alone until it ends.
     var exclusive: UInt64?
     var exclusiveCounter: UInt64 = 0
+    /// The players that share the exclusive stream, mixed (EngineCore+Mixing); nil when one
+    /// player, or none, has the chip.
+    var mix: StreamMix?
 
     /// Hands the chip to a player: whatever plays is stopped, the power timers hold off.
     func beginExclusive() -> UInt64 {
         if isBusy { stopAll(standby: false) }
+        mix = nil
         exclusiveCounter += 1
         exclusive = exclusiveCounter
         lastActivity = clock.now
@@ -94,6 +98,7 @@ final class EngineCore {
     func endExclusive(_ token: UInt64) {
         guard exclusive == token else { return }
         exclusive = nil
+        mix = nil
         lastActivity = clock.now
         if driver.isStreaming {
             do { try driver.endRealTimePlayback(standby: false) } catch { recover("ending a pattern", error) }
@@ -283,8 +288,10 @@ final class EngineCore {
 
     func stopAll(standby: Bool) {
         if exclusive != nil {
-            // A player had the chip: take it back (the player sees it no longer owns it).
+            // A player had the chip: take it back (the player sees it no longer owns it; every
+            // player of a mix alike).
             exclusive = nil
+            mix = nil
             if driver.isStreaming {
                 do { try driver.endRealTimePlayback(standby: false) } catch { recover("leaving real-time playback", error) }
             } else {

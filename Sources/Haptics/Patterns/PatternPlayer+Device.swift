@@ -14,7 +14,7 @@ extension PatternPlayer {
     /// it renders the pattern again).
     func deviceRendersThisStart() -> Bool {
         let (fromStart, rate, looping, varied) = state.withLock { ($0.originOffset == 0, $0.playbackRate, $0.loopEnabled, $0.rendering != nil) }
-        guard let deviceSource, fromStart, rate == 1, !looping, !varied,
+        guard let deviceSource, fromStart, rate == 1, !looping, !varied, !options.mixes,
             let deviceRenderer = engine.withChip({ ($0 as? any PatternRenderingDevice)?.deviceRenderer })
         else { return false }
         return deviceSource.rendersTheSame(on: deviceRenderer, as: pattern)

@@ -29,33 +29,48 @@ extension PatternPlayer {
             }
             let uploads = deviceRendersThisStart()
             let pattern = rendering
-            let token = engine.beginExclusive()
+            let token: UInt64
+            var membership: EngineCore.MixMembership?
             var onDevice = false
-            do {
-                let began: Void? = try engine.withExclusive(token) { core in
-                    if uploads, let device = core.driver as? any PatternRenderingDevice, let source = deviceSource,
-                        try device.startRendering(source.pattern) != nil
-                    {
-                        onDevice = true
-                    } else if pattern.mode == .realTime {
-                        try core.driver.beginRealTimePlayback()
-                    } else {
-                        try core.driver.wake()
-                    }
-                }
-                if began == nil {
-                    finish(.preempted)
+            if options.mixes {
+                // Into the engine's mixed stream, beside the players in it (EngineCore+Mixing).
+                do {
+                    let joined = try engine.joinMix()
+                    token = joined.token
+                    membership = joined
+                } catch {
+                    finish(.failed(String(describing: error)))
                     return nil
                 }
-            } catch {
-                engine.endExclusive(token)
-                finish(.failed(String(describing: error)))
-                return nil
+            } else {
+                token = engine.beginExclusive()
+                do {
+                    let began: Void? = try engine.withExclusive(token) { core in
+                        if uploads, let device = core.driver as? any PatternRenderingDevice, let source = deviceSource,
+                            try device.startRendering(source.pattern) != nil
+                        {
+                            onDevice = true
+                        } else if pattern.mode == .realTime {
+                            try core.driver.beginRealTimePlayback()
+                        } else {
+                            try core.driver.wake()
+                        }
+                    }
+                    if began == nil {
+                        finish(.preempted)
+                        return nil
+                    }
+                } catch {
+                    engine.endExclusive(token)
+                    finish(.failed(String(describing: error)))
+                    return nil
+                }
             }
             // The device starts once the upload is done: its stream's time begins then.
             let origin = onDevice ? max(at, clock.now) : at
             state.withLock { state in
                 state.token = token
+                state.membership = membership
                 state.status = .playing
                 state.onDevice = onDevice
                 state.leaveDevice = false
@@ -87,7 +102,7 @@ extension PatternPlayer {
         // Lateness is taken when the level reaches the bus (after the write), or at the decision
         // when there is nothing to write: what the actuator sees, not when the player woke.
         enum Work {
-            case write(UInt64, Double, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
+            case write(UInt64, Double, EngineCore.MixMembership?, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
                 loop(UInt64), end, wait(ClockInstant), none, leaveDevice(UInt64), deviceEnd(UInt64, ClockInstant)
         }
         let work: Work = state.withLock { state in
@@ -118,7 +133,7 @@ extension PatternPlayer {
                     return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate))
                 }
                 state.lastLevel = level
-                return .write(token, level, next: deadline(state, offset: Double(state.nextIndex) / pattern.rate), target: target)
+                return .write(token, level, state.membership, next: deadline(state, offset: Double(state.nextIndex) / pattern.rate), target: target)
             case .rom:
                 guard state.nextHit < pattern.hits.count else { return .wait(deadline(state, offset: end)) }
                 let hit = pattern.hits[state.nextHit]
@@ -149,8 +164,10 @@ extension PatternPlayer {
             }
             replaceSounds(from: 0, at: now)
             return now
-        case let .write(token, level, next, target):
-            return writeOwned(token, target: target, then: next) { core in try core.driver.setRealTime(amplitude: level) }
+        case let .write(token, level, membership, next, target):
+            return writeOwned(token, target: target, then: next) { core in
+                if let membership { try core.setMixedLevel(level, for: membership) } else { try core.driver.setRealTime(amplitude: level) }
+            }
         case let .hit(token, effect, target):
             return writeOwned(token, target: target, then: now) { core in try core.playFromLibrary(WaveformSequence(effect)) }
         case let .leaveDevice(token):
@@ -185,16 +202,19 @@ extension PatternPlayer {
     }
 
     func finish(_ outcome: Outcome) {
-        let (token, completion, alreadyDone): (UInt64?, (@Sendable (Outcome) -> Void)?, Bool) = state.withLock { state in
-            if case .finished = state.status { return (nil, nil, true) }
-            let token = state.token
-            state.token = nil
-            state.status = .finished(outcome)
-            state.pausedOffset = 0
-            return (token, state.completion, false)
-        }
+        let (token, membership, completion, alreadyDone): (UInt64?, EngineCore.MixMembership?, (@Sendable (Outcome) -> Void)?, Bool) =
+            state.withLock { state in
+                if case .finished = state.status { return (nil, nil, nil, true) }
+                let token = state.token
+                let membership = state.membership
+                state.token = nil
+                state.membership = nil
+                state.status = .finished(outcome)
+                state.pausedOffset = 0
+                return (token, membership, state.completion, false)
+            }
         guard !alreadyDone else { return }
-        if let token { engine.endExclusive(token) }
+        if let token { engine.release(token, membership: membership) }
         // A pattern that ends as designed lets its sounds ring out; any other end silences them.
         if outcome != .finished { stopSounds() }
         completion?(outcome)

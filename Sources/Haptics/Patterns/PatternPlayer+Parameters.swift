@@ -93,7 +93,7 @@ extension PatternPlayer {
             change(&controls, offset)
             // Sorted by time, as a pattern's own are.
             design.renderer.playerControls = HapticPattern(parameters: controls.parameters, curves: controls.curves)
-            let rendered = Self.playable(design.renderer.render(design.pattern), on: engine)
+            let rendered = Self.playable(design.renderer.render(design.pattern), on: engine, mixing: options.mixes)
             count += 1
             return state.withLock { state in
                 if case let .finished(outcome) = state.status { return .failure(.notPlaying(outcome)) }

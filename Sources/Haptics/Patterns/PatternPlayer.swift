@@ -22,6 +22,8 @@ public final class PatternPlayer: Sendable {
     struct State {
         var status: Status = .idle
         var token: UInt64?
+        /// A mixing player's place in the engine's mixed stream (`Options.mixes`).
+        var membership: EngineCore.MixMembership?
         /// Clock instant at which pattern offset `originOffset` played.
         var origin: ClockInstant = .zero
         var originOffset: Double = 0
@@ -95,7 +97,7 @@ public final class PatternPlayer: Sendable {
         self.sounds = sounds
         let scale = engine.policy.intensityScale
         self.deviceSource = scale < 0.999 || (sounds != nil && self.soundTrack != nil) ? nil : source
-        self.pattern = Self.playable(pattern, on: engine)
+        self.pattern = Self.playable(pattern, on: engine, mixing: options.mixes)
         self.options = options
     }
 
@@ -113,11 +115,12 @@ public final class PatternPlayer: Sendable {
     }
 
     /// `rendered` as `engine` plays it: ROM clicks stream on a chip without an effect library,
-    /// and under the policy's intensity scale, as every feedback (ROM effects have fixed
-    /// strengths, so a scaled pattern streams its scaled envelope).
-    static func playable(_ rendered: RenderedPattern, on engine: HapticEngine) -> RenderedPattern {
+    /// in a mix (the mix is one stream), and under the policy's intensity scale, as every
+    /// feedback (ROM effects have fixed strengths, so a scaled pattern streams its scaled
+    /// envelope).
+    static func playable(_ rendered: RenderedPattern, on engine: HapticEngine, mixing: Bool) -> RenderedPattern {
         var pattern = rendered
-        if pattern.mode == .rom, !engine.hasEffectLibrary { pattern.mode = .realTime }
+        if pattern.mode == .rom, !engine.hasEffectLibrary || mixing { pattern.mode = .realTime }
         let scale = engine.policy.intensityScale
         if scale < 0.999 {
             pattern.mode = .realTime
@@ -216,15 +219,17 @@ public final class PatternPlayer: Sendable {
     /// Stops output and remembers where it was; `resume()` continues from there.
     public func pause() {
         let now = clock.now
-        let token: UInt64? = state.withLock { state in
+        let token: (UInt64, EngineCore.MixMembership?)? = state.withLock { state in
             guard case .playing = state.status else { return nil }
             state.pausedOffset = position(state, now)
             state.status = .paused
             let token = state.token
+            let membership = state.membership
             state.token = nil
-            return token
+            state.membership = nil
+            return token.map { ($0, membership) }
         }
-        if let token { engine.endExclusive(token) }
+        if let (token, membership) = token { engine.release(token, membership: membership) }
         stopSounds()
     }
 

@@ -16,7 +16,13 @@ extension PatternPlayer {
         /// Off for a pattern that replaces the one playing with its continuation (a force-feedback
         /// remix), which is no new feedback; haptics turned off drop it either way.
         public var countsAsTrigger = true
-        /// 150 µs of spin, no thread setup, timing recorded, counted as a trigger.
+        /// Plays together with the other mixing players on the engine, as Core Haptics' engine
+        /// plays its players: the chip is driven at the sum of their levels, limited to full scale
+        /// (EngineCore+Mixing), and stopping one leaves the others playing. A mixing player always
+        /// streams (a transient plays as its samples). Off, a player takes the chip, stopping
+        /// whatever plays, mixed players included.
+        public var mixes = false
+        /// 150 µs of spin, no thread setup, timing recorded, counted as a trigger, not mixed.
         public init() {}
     }
 }

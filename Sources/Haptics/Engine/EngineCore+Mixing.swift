@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HapticChip
+
+/// Players mixed into one real-time stream, as Core Haptics' engine mixes the players it plays at
+/// once ("the engine mixes the output of all its players"): each player sets its own level, and the
+/// chip is driven at the sum of every player's current level, limited to full scale. The stream
+/// holds the chip as one exclusive player does (one token, shared): a feedback or a player that does
+/// not mix takes it back from all of them at once, and the last player to leave gives it back (the
+/// chip to standby, as after one player).
+struct StreamMix {
+    /// The exclusive token the players share.
+    let token: UInt64
+    /// Each player's level now, by its member number.
+    var levels: [UInt64: Double] = [:]
+    var memberCounter: UInt64 = 0
+    /// The level last written to the chip (nil: none yet).
+    var written: Double?
+
+    /// The drive the chip gets from the players' levels: each limited to what the chip drives
+    /// (`HapticChipDriver.realTimeLevels`: a brake the chip would ignore alone stays ignored),
+    /// summed, then limited to full scale (a sum past it is clipped, never wrapped).
+    func drive(within range: ClosedRange<Double>) -> Double {
+        let sum = levels.values.reduce(0) { $0 + min(range.upperBound, max(range.lowerBound, $1)) }
+        return min(range.upperBound, max(range.lowerBound, sum))
+    }
+}
+
+extension EngineCore {
+    /// A player's place in the mixed stream: its token and its member number.
+    struct MixMembership: Sendable, Equatable {
+        let token: UInt64
+        let member: UInt64
+    }
+
+    /// Adds a player to the mixed stream: the one playing when the chip still belongs to it, else
+    /// a new one (whatever else plays is stopped, and the chip starts real-time playback). The
+    /// new player's level is zero until it sets one.
+    func joinMix() throws(HapticChipError) -> MixMembership {
+        if var current = mix, exclusive == current.token {
+            current.memberCounter += 1
+            current.levels[current.memberCounter] = 0
+            mix = current
+            return MixMembership(token: current.token, member: current.memberCounter)
+        }
+        let token = beginExclusive()
+        do {
+            try driver.beginRealTimePlayback()
+        } catch {
+            endExclusive(token)
+            throw error
+        }
+        mix = StreamMix(token: token, levels: [1: 0], memberCounter: 1)
+        return MixMembership(token: token, member: 1)
+    }
+
+    /// Sets one player's level and drives the chip at the mix's (written only when it changed).
+    func setMixedLevel(_ level: Double, for membership: MixMembership) throws(HapticChipError) {
+        guard var current = mix, current.token == membership.token, exclusive == membership.token,
+            current.levels[membership.member] != nil
+        else { return }
+        current.levels[membership.member] = level
+        let drive = current.drive(within: driver.realTimeLevels)
+        let changed = current.written != drive
+        current.written = drive
+        mix = current
+        if changed { try driver.setRealTime(amplitude: drive) }
+    }
+
+    /// A player leaves the mix: the others go on at the sum of their own levels; the last one to
+    /// leave gives the chip back (`endExclusive`).
+    func leaveMix(_ membership: MixMembership) {
+        guard var current = mix, current.token == membership.token, exclusive == membership.token else { return }
+        current.levels[membership.member] = nil
+        guard !current.levels.isEmpty else {
+            endExclusive(membership.token)
+            return
+        }
+        let drive = current.drive(within: driver.realTimeLevels)
+        let changed = current.written != drive
+        current.written = drive
+        mix = current
+        if changed {
+            do { try driver.setRealTime(amplitude: drive) } catch { recover("a player leaving the mix", error) }
+        }
+    }
+}
+
+extension HapticEngine {
+    /// Adds a mixing player to the engine's mixed stream (`EngineCore.joinMix`).
+    func joinMix() throws(HapticChipError) -> EngineCore.MixMembership {
+        let joined = withCore { core in Result { () throws(HapticChipError) in try core.joinMix() } }
+        worker.wake()
+        return try joined.get()
+    }
+
+    /// Gives the chip back after a player's exclusive playback (`endExclusive`), or, for a
+    /// player of the mix, its place in it (the others play on).
+    func release(_ token: UInt64, membership: EngineCore.MixMembership?) {
+        if let membership {
+            withCore { $0.leaveMix(membership) }
+            worker.wake()
+        } else {
+            endExclusive(token)
+        }
+    }
+}
