@@ -97,6 +97,44 @@ import Testing
         #expect(alone.runToCompletion() == .finished)
     }
 
+    /// A feedback requested while players mix is rendered into the stream, as one more member:
+    /// the rumble goes on under it (no GO, no mode switch: RTP throughout), the drive is the
+    /// rumble's and the impact's streamed levels summed, and then the rumble's alone again.
+    @Test func aFeedbackDuringTheMixIsMixedIn() throws {
+        let single = try Self.drive([Self.rumble])
+        let rig = try EngineRig()
+        let start = rig.clock.now
+        let rumble = PatternPlayer(engine: rig.engine, designed: Self.rumble, options: Self.mixing)
+        rumble.start(at: start)
+        rig.advance(.milliseconds(300))
+        // GO is register 0x0C: a write of 1 to it starts a ROM effect.
+        let goWrites = { rig.chip.trace.filter { $0.written == [0x0C, 0x01] }.count }
+        let writesBefore = goWrites()
+        #expect(rig.engine.play(.impact(.medium)) == .played)
+        let impact = try #require(rig.engine.plan(for: .impact(.medium))?.streamed)
+        guard case let .realTime(clip) = impact else {
+            Issue.record("not streamed: \(impact)")
+            return
+        }
+        rig.advance(.milliseconds(5))
+        #expect(rig.chip.registers[.mode] & 0x07 == 0x05, "the mode switched away from RTP")
+        rig.advance(.milliseconds(300))
+        #expect(rumble.outcome == nil, "the rumble was cut by the feedback: \(String(describing: rumble.outcome))")
+        #expect(goWrites() == writesBefore, "a GO was written")
+        let tick = Int(clip.tick.secondsDouble * 1000)
+        for (index, level) in clip.levels.enumerated() {
+            let at = 300 + index * tick + tick / 2
+            let expected = min(1, max(0, single[at] + max(0, level)))
+            let mixed = rig.chip.output.level(at: start.advanced(by: .milliseconds(at)))
+            #expect(abs(mixed - expected) <= Self.step + 1e-9, "\(mixed) at \(at) ms, \(expected) expected")
+        }
+        let after = 300 + clip.levels.count * tick + 20
+        #expect(abs(rig.chip.output.level(at: start.advanced(by: .milliseconds(after))) - single[after]) <= Self.step)
+        #expect(rumble.runToCompletion() == .finished)
+        rig.advance(.milliseconds(100))
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0 && rig.engine.powerState == .standby)
+    }
+
     /// Stop and cancel of the engine end every player of the mix, and the actuator stops.
     @Test func theEngineStoppingEndsTheWholeMix() throws {
         let rig = try EngineRig()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HapticChip
+import HapticFeedback
+import HardwareAccess
 
 /// Players mixed into one real-time stream, as Core Haptics' engine mixes the players it plays at
 /// once ("the engine mixes the output of all its players"): each player sets its own level, and the
@@ -16,6 +18,18 @@ struct StreamMix {
     var memberCounter: UInt64 = 0
     /// The level last written to the chip (nil: none yet).
     var written: Double?
+    /// Feedbacks requested while the mix plays, each a member of its own that the engine's timer
+    /// steps through its clip's levels (Core Haptics renders a transient into the players' output:
+    /// a feedback is mixed in, not a mode switch that cuts the stream).
+    var clips: [UInt64: MixedClip] = [:]
+
+    /// A feedback's levels played as one member of the mix, from `start`; `next` is the index of
+    /// the next level due.
+    struct MixedClip {
+        let clip: RealTimeClip
+        let start: ClockInstant
+        var next: Int
+    }
 
     /// The drive the chip gets from the players' levels: each limited to what the chip drives
     /// (`HapticChipDriver.realTimeLevels`: a brake the chip would ignore alone stays ignored),
@@ -83,6 +97,61 @@ extension EngineCore {
         if changed {
             do { try driver.setRealTime(amplitude: drive) } catch { recover("a player leaving the mix", error) }
         }
+    }
+}
+
+extension EngineCore {
+    /// Whether the chip belongs to the mixed stream now.
+    var isMixing: Bool { mix.map { exclusive == $0.token } ?? false }
+
+    /// A feedback's stream into the mix: a member of its own from now, its first level written
+    /// here (a failed write is the caller's drop), the rest by `stepMixedClips`.
+    func playMixed(_ clip: RealTimeClip) throws(HapticChipError) {
+        let membership = try joinMix()
+        mix?.clips[membership.member] = StreamMix.MixedClip(clip: clip, start: clock.now, next: clip.levels.isEmpty ? 0 : 1)
+        try setMixedLevel(clip.levels.first ?? 0, for: membership)
+        if clip.levels.isEmpty { leaveMix(membership) }
+    }
+
+    /// Steps every feedback in the mix to the level due now (one write for all of them); a clip
+    /// that has played its last level leaves. Returns when the next level is due.
+    func stepMixedClips() -> ClockInstant? {
+        guard var current = mix, exclusive == current.token, !current.clips.isEmpty else { return nil }
+        let now = clock.now
+        var next: [ClockInstant] = []
+        var ended: [UInt64] = []
+        for (member, var playing) in current.clips {
+            let tick = playing.clip.tick
+            var index = playing.next
+            while index < playing.clip.levels.count, playing.start.advanced(by: tick * index) <= now { index += 1 }
+            if index > playing.next { current.levels[member] = playing.clip.levels[index - 1] }
+            playing.next = index
+            if index >= playing.clip.levels.count {
+                let end = playing.start.advanced(by: tick * playing.clip.levels.count)
+                if now >= end { ended.append(member) } else { next.append(end) }
+            } else {
+                next.append(playing.start.advanced(by: tick * index))
+            }
+            current.clips[member] = playing
+        }
+        for member in ended {
+            current.clips[member] = nil
+            current.levels[member] = nil
+        }
+        let drive = current.drive(within: driver.realTimeLevels)
+        let changed = current.written != drive
+        current.written = drive
+        if current.levels.isEmpty {
+            // The last member was a feedback: the chip is given back as after a player.
+            mix = current
+            endExclusive(current.token)
+            return nil
+        }
+        mix = current
+        if changed {
+            do { try driver.setRealTime(amplitude: drive) } catch { recover("a feedback in the mix", error) }
+        }
+        return next.min()
     }
 }
 

@@ -64,6 +64,7 @@ extension EngineCore {
         let now = clock.now
         var next: [ClockInstant] = []
         if let clipNext = stepClip() { next.append(clipNext) }
+        if let mixedNext = stepMixedClips() { next.append(mixedNext) }
         if let until = busyUntil {
             if now >= until {
                 do {

@@ -178,33 +178,17 @@ final class EngineCore {
         let plan = playable(plan)
         let now = clock.now
         if let reason = refusal(selection: selection, at: now) { return drop(label, reason) }
-        // A new feedback preempts the one playing instead of queueing behind it.
-        if isBusy { stopAll(standby: false) }
+        // A new feedback preempts the one playing instead of queueing behind it; into a mix of
+        // players it is mixed, as one more (EngineCore+Mixing).
+        let mixing = isMixing
+        if isBusy, !mixing { stopAll(standby: false) }
         let before = bus?.counters ?? BusCounters()
         do {
-            switch plan {
-            case let .rom(sequence):
-                noteAwake(true)  // from the wake, so the wake delay before GO counts as awake
-                try playFromLibrary(sequence)  // playable() streamed it where there is no library
-                let start = max(now, clock.now)
-                busyUntil = start.advanced(by: sequence.estimatedDuration)
-                completionDeadline = start.advanced(by: sequence.estimatedDuration * max(1, options.completionFactor) + options.completionMargin)
-            case let .realTime(realTime):
+            if mixing, case let .realTime(clip) = plan.streamed {
                 noteAwake(true)
-                if let stored, let waveform = stored.storedWaveform(levels: realTime.levels, tick: realTime.tick) {
-                    try stored.play(waveform)
-                    let start = max(now, clock.now)
-                    busyUntil = start.advanced(by: waveform.duration)
-                    completionDeadline = start.advanced(by: waveform.duration * max(1, options.completionFactor) + options.completionMargin)
-                    break
-                }
-                try driver.beginRealTimePlayback()
-                // The first level here, so that a failed write is this caller's drop, not a
-                // timer's failure after `.played` was returned.
-                let start = clock.now
-                if let first = realTime.levels.first { try driver.setRealTime(amplitude: first) }
-                clip = (realTime, start, realTime.levels.isEmpty ? 0 : 1)
-                lastClipStatus = start
+                try playMixed(clip)
+            } else {
+                try play(plan, at: now)
             }
         } catch {
             counts.lastTrigger = (bus?.counters ?? BusCounters()) - before
@@ -221,6 +205,35 @@ final class EngineCore {
         prepareWindowStart = nil
         prepareSuppressed = false
         return .played
+    }
+
+    /// Starts `plan` on a chip nothing else plays on: from the effect library, the driver's own
+    /// waveform memory, or as a stream the timers step.
+    private func play(_ plan: FeedbackPlan, at now: ClockInstant) throws(HapticChipError) {
+        switch plan {
+        case let .rom(sequence):
+            noteAwake(true)  // from the wake, so the wake delay before GO counts as awake
+            try playFromLibrary(sequence)  // playable() streamed it where there is no library
+            let start = max(now, clock.now)
+            busyUntil = start.advanced(by: sequence.estimatedDuration)
+            completionDeadline = start.advanced(by: sequence.estimatedDuration * max(1, options.completionFactor) + options.completionMargin)
+        case let .realTime(realTime):
+            noteAwake(true)
+            if let stored, let waveform = stored.storedWaveform(levels: realTime.levels, tick: realTime.tick) {
+                try stored.play(waveform)
+                let start = max(now, clock.now)
+                busyUntil = start.advanced(by: waveform.duration)
+                completionDeadline = start.advanced(by: waveform.duration * max(1, options.completionFactor) + options.completionMargin)
+                break
+            }
+            try driver.beginRealTimePlayback()
+            // The first level here, so that a failed write is this caller's drop, not a
+            // timer's failure after `.played` was returned.
+            let start = clock.now
+            if let first = realTime.levels.first { try driver.setRealTime(amplitude: first) }
+            clip = (realTime, start, realTime.levels.isEmpty ? 0 : 1)
+            lastClipStatus = start
+        }
     }
 
     /// Whether a GO sent to every chip at once (a group broadcast) would play `feedback` here:
