@@ -150,8 +150,11 @@ extension HapticServer {
                 sounds.waitForSound(of: feedback, preparing: engine)
             }
             return answer(engine.play(feedback), client: client)
-        case let .pattern(rendered, source, _):
-            let player = PatternPlayer(engine: engine, pattern: rendered, source: source)
+        case let .pattern(_, source, _):
+            // As designed, so that `parameters` can vary it while it plays (HapticServer+Parameters).
+            let player = PatternPlayer(engine: engine, designed: source.pattern)
+            livePatterns.withLock { $0[client.app] = player }
+            defer { livePatterns.withLock { if $0[client.app] === player { $0[client.app] = nil } } }
             player.start()
             return waitWhileConnected(
                 client, seconds: seconds, since: received,

@@ -26,6 +26,8 @@ public final class HapticServer: Sendable {
     let stopping = Locked(false)
     let counts = Locked((played: 0, dropped: 0))
     let triggered = TriggeredFeedbacks()
+    /// The pattern each application plays now from the socket, by app: what `parameters` varies.
+    let livePatterns = Locked<[String: PatternPlayer]>([:])
     private let profileObservers = Locked<[@Sendable (FeedbackProfile) -> Void]>([])
     private let theme = Locked<FeedbackdTheme?>(nil)
     private let daemonUID = getuid()
@@ -239,6 +241,7 @@ public final class HapticServer: Sendable {
         case .stop: reply = request.scope == .global ? stopEverything(for: client) : stopClient(client)
         case .status: reply = status(for: client)
         case .profile: reply = setProfile(request, from: client)
+        case .parameters: reply = sendParameters(request, from: client)
         case .trigger, .end:
             guard request.version >= 2 else {
                 return .failure(.unsupportedVersion, "\(request.op.rawValue) needs protocol version 2", id: request.id)

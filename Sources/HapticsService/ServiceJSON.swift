@@ -19,7 +19,10 @@ protocol ServiceMessage: Sendable {
 
 extension ServiceRequest: ServiceMessage {
     func write(to object: inout JSONObjectWriter) throws(ServiceFrame.FrameError) {
+        try object.add("after", after)
         object.add("app", app)
+        try object.add("attackTime", attackTime)
+        try object.add("decayTime", decayTime)
         object.add("effect", effect)
         object.add("event", event)
         object.add("feedback", feedback)
@@ -30,8 +33,10 @@ extension ServiceRequest: ServiceMessage {
         object.add("op", op)
         object.add("pattern", pattern)
         object.add("profile", profile)
+        try object.add("releaseTime", releaseTime)
         object.add("scope", scope)
         object.add("sequence", sequence)
+        try object.add("sharpness", sharpness)
         object.add("timeout", timeout)
         object.add("trigger", trigger)
         object.add("version", version)
@@ -53,6 +58,11 @@ extension ServiceRequest: ServiceMessage {
         scope = try object.choice("scope")
         timeout = try object.integer("timeout")
         trigger = try object.integer("trigger")
+        sharpness = try object.number("sharpness")
+        attackTime = try object.number("attackTime")
+        decayTime = try object.number("decayTime")
+        releaseTime = try object.number("releaseTime")
+        after = try object.number("after")
     }
 }
 

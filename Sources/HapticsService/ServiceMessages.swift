@@ -24,6 +24,11 @@ public struct ServiceRequest: Sendable, Equatable {
         case trigger
         /// Version 2: end triggered feedback `trigger` (feedbackd's `EndFeedback`).
         case end
+        /// Core Haptics' dynamic parameters sent to the pattern this client's application is
+        /// playing (from any connection of it): `intensity` multiplies, `sharpness`,
+        /// `attackTime`, `decayTime` and `releaseTime` add, from `after` seconds from now (0: now).
+        /// Refused, saying so, when the application plays no pattern.
+        case parameters
     }
 
     /// The protocol version the client speaks; the daemon answers `unsupported-version` to any
@@ -38,8 +43,19 @@ public struct ServiceRequest: Sendable, Equatable {
     public var app: String?
     /// A feedback by the CLI's name: `impact-heavy`, `success`, `selection`...
     public var feedback: String?
-    /// Intensity 0...1 for `feedback` (impacts).
+    /// Intensity 0...1 for `feedback` (impacts); for `parameters`, HapticIntensityControl (0...1,
+    /// multiplies).
     public var intensity: Double?
+    /// For `parameters`: HapticSharpnessControl, −1...1, added to the events' sharpness.
+    public var sharpness: Double?
+    /// For `parameters`: HapticAttackTimeControl, −1...1, added to the events' attack times.
+    public var attackTime: Double?
+    /// For `parameters`: HapticDecayTimeControl, −1...1.
+    public var decayTime: Double?
+    /// For `parameters`: HapticReleaseTimeControl, −1...1.
+    public var releaseTime: Double?
+    /// For `parameters`: seconds from now at which the values take effect (0, the default: now).
+    public var after: Double?
     /// A feedbackd event name: `button-pressed`, `message-new-instant`, `phone-incoming-call`...
     public var event: String?
     /// A ROM effect, 1-123.

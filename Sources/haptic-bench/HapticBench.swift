@@ -199,6 +199,8 @@ struct HapticBench: ParsableCommand {
         summary["da7280"] = da7280
         let sound = try measureSound()
         summary["soundWithHaptics"] = sound
+        let dynamics = try measureDynamics()
+        summary["dynamics"] = dynamics
         if json {
             let data = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -244,6 +246,7 @@ struct HapticBench: ParsableCommand {
                     row["maxMicroseconds"] ?? 0, row["floorMaxMicroseconds"] ?? 0, row["missedUpdates"] ?? 0, row["cpuPercentOfOneCore"] ?? 0))
         }
         printSound(sound)
+        printDynamics(dynamics)
         print("AHAP parse + render (median of 20):")
         for (name, value) in ahap.sorted(by: { $0.key < $1.key }) {
             print(String(format: "  %@ %8.3f ms", pad(name, 52), (value as? Double ?? 0)))

@@ -84,3 +84,23 @@ struct DynamicParameterValue: ExpressibleByArgument {
     }
 
 }
+
+/// `--mix FILE[@SECONDS]`: another pattern, played on a player of its own, mixed with the first,
+/// from SECONDS after its start (0 when left out).
+struct MixedPatternValue: ExpressibleByArgument {
+    let file: String
+    let offset: Double
+
+    init?(argument: String) {
+        // The last "@" starts the offset only when what follows is one: a path may hold an "@".
+        if let at = argument.lastIndex(of: "@"), let seconds = Double(argument[argument.index(after: at)...]) {
+            guard seconds.isFinite, seconds >= 0, at > argument.startIndex else { return nil }
+            file = String(argument[..<at])
+            offset = seconds
+        } else {
+            guard !argument.isEmpty else { return nil }
+            file = argument
+            offset = 0
+        }
+    }
+}

@@ -51,15 +51,24 @@ struct PatternCommand: ParsableCommand {
             "A dynamic parameter sent while the pattern plays, as Core Haptics' sendParameters: NAME=VALUE@SECONDS, NAME one of intensity (multiplies, 0...1), sharpness, attack, decay, release (add, -1...1); e.g. intensity=0.5@0.3, sharpness=+0.3@0.6. Repeatable.",
             valueName: "name=value@seconds"))
     var parameter: [DynamicParameterValue] = []
+    @Option(
+        help: ArgumentHelp(
+            "Another pattern played at the same time, on a player of its own, mixed with this one as Core Haptics mixes its players (the levels summed, limited to full scale; a transient plays as its samples), from SECONDS after this one starts (0 when left out); its audio events are left out. Repeatable.",
+            valueName: "file[@seconds]"))
+    var mix: [MixedPatternValue] = []
     @OptionGroup var audio: AudioOptions
     @OptionGroup var service: ServiceOptions
 
     func run() throws {
         try CLIError.reporting {
             let document = try patternOptions.read(file)
-            if !parameter.isEmpty, global.serviceSocket != nil || global.serialDevice != nil || all {
-                throw CLIError("--parameter plays the pattern on this machine's chip: not with --socket, --device serial: or --all", exitCode: CLIError.usage)
+            if !parameter.isEmpty || !mix.isEmpty, global.serviceSocket != nil || global.serialDevice != nil || all {
+                throw CLIError(
+                    "--parameter and --mix play the pattern on this machine's chip: not with --socket, --device serial: or --all", exitCode: CLIError.usage)
             }
+            if !mix.isEmpty, loop { throw CLIError("--mix plays each pattern once: not with --loop", exitCode: CLIError.usage) }
+            // Every file is read before anything plays: a bad one fails with nothing driven.
+            let mixed = try mix.map { (value: $0, document: try patternOptions.read($0.file)) }
             if let socket = global.serviceSocket {
                 var request = ServiceRequest(.play)
                 request.pattern = try String(contentsOfFile: file, encoding: .utf8)
@@ -115,7 +124,15 @@ struct PatternCommand: ParsableCommand {
                     }
                 }
             }
-            let warnings = document.warnings + rendered.warnings + audioWarnings
+            let mixedRendered = mixed.map { renderer.render($0.document.pattern) }
+            var mixWarnings: [String] = []
+            for (item, rendering) in zip(mixed, mixedRendered) {
+                let name = (item.value.file as NSString).lastPathComponent
+                mixWarnings += (item.document.warnings + rendering.warnings).map { "\(name): \($0)" }
+                let audioEvents = item.document.pattern.events.filter { !$0.type.isHaptic }.count
+                if audioEvents > 0 { mixWarnings.append("\(name): \(audioEvents) audio event(s) not played (a --mix pattern's audio is left out)") }
+            }
+            let warnings = document.warnings + rendered.warnings + audioWarnings + mixWarnings
             if !global.json {
                 print(
                     String(
@@ -125,25 +142,39 @@ struct PatternCommand: ParsableCommand {
                 for warning in warnings { print("warning: \(warning)") }
             }
             let start = session.clock.now
-            let players: [PatternPlayer]
+            var players: [PatternPlayer]
+            // With --mix every player mixes (PatternPlayer.Options.mixes): the first included.
+            var options = playerOptions()
+            options.mixes = !mix.isEmpty
             if all {
                 players = session.group.play(rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
             } else {
                 let single =
                     parameter.isEmpty
-                    ? PatternPlayer(engine: session.engine, pattern: rendered, options: playerOptions(), soundTrack: soundTrack, sounds: sounds)
+                    ? PatternPlayer(engine: session.engine, pattern: rendered, options: options, soundTrack: soundTrack, sounds: sounds)
                     : PatternPlayer(
-                        engine: session.engine, designed: document.pattern, renderer: renderer, options: playerOptions(), soundTrack: soundTrack,
+                        engine: session.engine, designed: document.pattern, renderer: renderer, options: options, soundTrack: soundTrack,
                         sounds: sounds)
                 // Sent before the start, each counts from it: NAME changes at SECONDS into the pattern.
                 for value in parameter { try single.sendParameters([value.parameter]) }
-                single.start()
-                players = [single]
+                let others = mixedRendered.map { PatternPlayer(engine: session.engine, pattern: $0, options: options) }
+                if others.isEmpty {
+                    single.start()
+                } else {
+                    // One origin for all: the first's start (its sounds' lead time from now, as
+                    // start() takes it), and each mixed pattern its offset after it.
+                    let lead = (soundTrack?.isEmpty == false ? sounds?.leadTime : nil) ?? .zero
+                    let origin = session.clock.now.advanced(by: lead)
+                    single.start(at: origin)
+                    for (other, item) in zip(others, mixed) { other.start(at: origin.advanced(by: .secondsClamped(item.value.offset))) }
+                }
+                players = [single] + others
             }
             for player in players { player.loopEnabled = loop }
             let player = players[0]
             // On a virtual clock, waiting on one player runs them all: they share the clock.
-            for each in players where each.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : rendered.playedSeconds + 5)) == nil { each.cancel() }
+            let longest = zip(mixed, mixedRendered).map { $0.value.offset + $1.playedSeconds }.reduce(rendered.playedSeconds, max)
+            for each in players where each.waitUntilFinished(timeout: .secondsClamped(loop ? 1e9 : longest + 5)) == nil { each.cancel() }
             if players.contains(where: { $0.outcome != .finished }) { sounds?.stopAll() }
             let audioReport = try finishSounds(sounds)
             let played = session.clock.now.duration(since: start).secondsDouble
@@ -164,7 +195,10 @@ struct PatternCommand: ParsableCommand {
                             (player.timing.latenessMicroseconds.map {
                                 ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
                             } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
-                        "final": final
+                        "final": final,
+                        "mixed": zip(mixed, players.dropFirst()).map { item, other in
+                            ["file": item.value.file, "offsetSeconds": item.value.offset, "outcome": String(describing: other.outcome ?? .cancelled)]
+                        }
                     ].merging(audioReport.map { ["audio": $0.json] } ?? [:]) { a, _ in a })
             } else {
                 if let audioReport { print(audioReport.line) }
@@ -174,6 +208,11 @@ struct PatternCommand: ParsableCommand {
             }
             if case let .dropped(reason) = player.outcome { throw CLIError(notPlayed: (file as NSString).lastPathComponent, reason) }
             if case .failed = player.outcome { throw ExitCode(CLIError.runtime) }
+            // A mixed pattern that did not play to its end is said, as the first would be.
+            for (item, other) in zip(mixed, players.dropFirst()) where other.outcome != .finished {
+                if case let .dropped(reason) = other.outcome { throw CLIError(notPlayed: (item.value.file as NSString).lastPathComponent, reason) }
+                throw CLIError("\((item.value.file as NSString).lastPathComponent): \(String(describing: other.outcome ?? .cancelled))", exitCode: CLIError.runtime)
+            }
         }
     }
 }

@@ -124,6 +124,50 @@ import Testing
         #expect(bad.status == 64, "\(bad.stderr)")
     }
 
+    /// `--mix FILE@SECONDS`: the drive is the clipped sum of each pattern's drive played alone (the
+    /// second moved by its offset), within one drive step on all but the rows at a level's edge;
+    /// the JSON says how each ended; a bad mixed file fails before anything plays.
+    @Test func aMixedPatternDrivesTheSumOfBoth() throws {
+        let rumble = scratch.file("rumble.ahap")
+        let taps = scratch.file("taps.ahap")
+        try
+            #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":0.8,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.6},{"ParameterID":"HapticSharpness","ParameterValue":0.3}]}}]}"#
+            .write(toFile: rumble, atomically: true, encoding: .utf8)
+        try
+            #"{"Version":1,"Pattern":[{"Event":{"Time":0.1,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.9}]}},{"Event":{"Time":0.35,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.9}]}}]}"#
+            .write(toFile: taps, atomically: true, encoding: .utf8)
+        func drive(_ arguments: [String], _ name: String) throws -> (drive: [Double], json: [String: Any]) {
+            let csv = scratch.file("\(name).csv")
+            let run = try haptic.run(
+                ["pattern"] + arguments + ["--strategy", "realtime", "--simulate", "--virtual-time", "--json", "--acceleration-csv", csv], environment: environment)
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+            let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] ?? [:]
+            return (rows.map { $0[1] }, json)
+        }
+        let alone = try drive([rumble], "rumble").drive
+        let tapsAlone = try drive([taps], "taps").drive
+        let (both, json) = try drive([rumble, "--mix", "\(taps)@0.1"], "both")
+        let offset = 800  // 0.1 s at 8 kHz
+        let step = 1.0 / 127
+        let level = { (rows: [Double], index: Int) in index >= 0 && index < rows.count ? rows[index] : 0 }
+        var off = 0
+        var clipped = 0
+        for index in both.indices {
+            let expected = min(1, level(alone, index) + level(tapsAlone, index - offset))
+            if abs(both[index] - expected) > step + 1e-9 { off += 1 }
+            if expected == 1, level(alone, index) > 0.3 { clipped += 1 }
+        }
+        #expect(both.count >= alone.count && off <= both.count / 100, "\(off) of \(both.count) rows off the clipped sum by more than a step")
+        #expect(clipped > 0, "the taps never took the sum to full scale")
+        let mixed = json["mixed"] as? [[String: Any]]
+        #expect(json["outcome"] as? String == "finished" && mixed?.first?["outcome"] as? String == "finished", "\(json)")
+        let missing = try haptic.run(["pattern", rumble, "--mix", scratch.file("none.ahap"), "--simulate"], environment: environment)
+        #expect(missing.status != 0 && missing.errorLines.count == 1, "\(missing.stderr)")
+        let looped = try haptic.run(["pattern", rumble, "--mix", taps, "--loop", "--simulate"], environment: environment)
+        #expect(looped.status == 64, "\(looped.stderr)")
+    }
+
     @Test func renderWritesAPlot() throws {
         let plot = scratch.file("plot.svg")
         let run = try haptic.run(["render", "Examples/patterns/heartbeat.ahap", "-o", plot], environment: environment)

@@ -217,6 +217,48 @@ extension ServiceRequest {
         #expect(eventually { server.handle(ServiceRequest(.status), from: observer).status?.standby == true }, "not back in standby")
     }
 
+    /// `parameters` from a second connection of the same application: the pattern it plays is
+    /// driven at half from then on, and plays to its end; an application that plays nothing, and a
+    /// request with no value, are told so and change nothing.
+    @Test func parametersVaryThePatternTheApplicationPlays() throws {
+        defer { server.stop() }
+        let game = try UnixConnection.connect(to: path)
+        var play = ServiceRequest(.play)
+        play.pattern = continuousAHAP
+        play.app = "org.example.Game"
+        try game.send(try ServiceFrame.encode(play))
+        #expect(eventually { level() > 0.5 }, "the pattern never started")
+        SystemClock.shared.sleep(for: .milliseconds(100))
+        let before = level()
+        let other = try HapticServiceClient(socketPath: path)
+        var stranger = ServiceRequest(.parameters)
+        stranger.app = "org.example.Other"
+        stranger.intensity = 0.5
+        let refused = try other.send(stranger)
+        #expect(!refused.ok && refused.outcome == "not-sent" && refused.reason?.contains("plays no pattern") == true, "\(refused)")
+        var empty = ServiceRequest(.parameters)
+        empty.app = "org.example.Game"
+        #expect(try other.send(empty).error == .badRequest)
+        SystemClock.shared.sleep(for: .milliseconds(20))
+        #expect(abs(level() - before) < 0.01, "changed by a request that was refused")
+        var vary = stranger
+        vary.app = "org.example.Game"
+        vary.after = 0.25
+        let reply = try other.send(vary)
+        #expect(reply.ok && reply.outcome == "sent", "\(reply)")
+        // Not before its time (`after` 0.25 s), and within an update of it (5 ms; 50 ms more
+        // leave room for this machine's scheduling).
+        SystemClock.shared.sleep(for: .milliseconds(100))
+        #expect(abs(level() - before) < 0.01, "changed before its time: \(level())")
+        SystemClock.shared.sleep(for: .milliseconds(200))
+        let after = level()
+        #expect(abs(after - before / 2) <= 1.0 / 127 + 0.01, "\(after) after intensity 0.5, \(before) before")
+        let end = try ServiceFrame.decode(ServiceReply.self, from: try #require(try game.readFrame(timeout: .seconds(3))))
+        #expect(end.outcome == "played", "\(end)")
+        let late = try other.send(vary)
+        #expect(!late.ok && late.outcome == "not-sent", "sent to a pattern that has ended: \(late)")
+    }
+
     /// A stopped daemon admits nobody, even when the next daemon's socket is opened at once (the
     /// old accept loop once took clients of the next test's socket and hung up on them).
     @Test func aStoppedServerLeavesTheNextServersClientsAlone() throws {

@@ -26,6 +26,11 @@ import Testing
         request.scope = .global
         request.timeout = -1
         request.trigger = UInt32.max
+        request.sharpness = -0.25
+        request.attackTime = 0.125
+        request.decayTime = -1
+        request.releaseTime = 0.5
+        request.after = 0.2
         return request
     }
 

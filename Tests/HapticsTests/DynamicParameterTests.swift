@@ -42,6 +42,25 @@ import Testing
         #expect(rig.chip.output.level(at: rig.clock.now) == 0)
     }
 
+    /// A looping player keeps what was sent into its next pass, as Core Haptics' dynamic
+    /// parameters are the player's: intensity 0.5 sent at 0.3 s of the first pass holds from the
+    /// start of the second, where the pattern's own level is full again.
+    @Test func aLoopCarriesTheSentValuesIntoItsNextPass() throws {
+        let short = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 0.5, intensity: 1, sharpness: 0.5)])
+        let (rig, start, player) = try Self.playing(short)
+        player.loopEnabled = true
+        let pass = Double(player.rendering.samples.count) / player.rendering.rate
+        rig.advance(.milliseconds(200))
+        let full = Self.level(rig, start, 0.199)
+        try player.sendParameters([.init(id: .hapticIntensityControl, time: 0, value: 0.5)], atTime: start.advanced(by: .milliseconds(300)))
+        rig.advance(.secondsClamped(pass + 0.2))
+        let second = Self.level(rig, start, pass + 0.1)
+        #expect(abs(second - full / 2) < 0.02, "\(second) at 0.1 s of the second pass, \(full) in the first before the send")
+        player.stop()
+        rig.advance(.milliseconds(10))
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+    }
+
     /// A time already past means now; the value holds to the end.
     @Test func aPastTimeMeansNow() throws {
         let (rig, start, player) = try Self.playing(Self.buzz)

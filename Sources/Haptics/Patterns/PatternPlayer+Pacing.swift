@@ -156,6 +156,7 @@ extension PatternPlayer {
                 finish(.preempted)
                 return nil
             }
+            carrySentParametersIntoNextPass()
             state.withLock { state in
                 state.origin = now
                 state.originOffset = 0

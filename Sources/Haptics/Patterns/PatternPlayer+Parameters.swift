@@ -68,6 +68,33 @@ extension PatternPlayer {
         }
     }
 
+    /// At a loop: what was sent holds into the next pass, as Core Haptics' dynamic parameters are
+    /// the player's values, not the pattern position's. The values in force at the loop's end
+    /// become the controls from the pass's start (a curve holds its value there), and the pattern
+    /// is rendered again with them. Nothing is done when nothing was sent.
+    func carrySentParametersIntoNextPass() {
+        variations.withLock { count in
+            let taken: (Design, Double)? = state.withLock { state in
+                guard let design = state.design, !design.renderer.playerControls.parameters.isEmpty || !design.renderer.playerControls.curves.isEmpty
+                else { return nil }
+                let pattern = playing(state)
+                let length = pattern.mode == .realTime ? Double(pattern.samples.count) / pattern.rate : pattern.playedSeconds
+                return (design, state.loopEnabled && state.loopEnd > 0 ? min(state.loopEnd, length) : length)
+            }
+            guard let (snapshot, end) = taken else { return }
+            var design = snapshot
+            let controls = design.renderer.playerControls
+            let ids = Set(controls.parameters.map(\.id) + controls.curves.map(\.id)).sorted { $0.rawValue < $1.rawValue }
+            design.renderer.playerControls = HapticPattern(parameters: ids.map { .init(id: $0, time: 0, value: controls.control($0, at: end)) })
+            let rendered = Self.playable(design.renderer.render(design.pattern), on: engine, mixing: options.mixes)
+            count += 1
+            state.withLock { state in
+                state.design = design
+                state.rendering = rendered
+            }
+        }
+    }
+
     /// Adds to the player's controls at the pattern position of `time`, renders again, and plays on. The
     /// rendering is made outside the player's lock, so the stream is not held up meanwhile; sends
     /// are taken one at a time (`variations`), so none is lost to another.

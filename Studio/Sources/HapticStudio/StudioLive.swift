@@ -10,7 +10,8 @@ import HardwareAccess
 public final class StudioLive: Sendable {
     /// A message from a page.
     public struct Message: Decodable, Sendable {
-        /// `feel`, `audition` or `stop`.
+        /// `feel`, `audition`, `vary` (the live sliders: intensity and sharpness sent to the pattern
+        /// playing) or `stop`.
         public var type: String
         /// Echoed back, so the page can match replies and time them.
         public var seq: Int?
@@ -21,7 +22,7 @@ public final class StudioLive: Sendable {
 
     /// A reply to a page.
     public struct Reply: Codable, Sendable, Equatable {
-        /// `hello`, `felt`, `auditioned`, `stopped` or `error`.
+        /// `hello`, `felt`, `auditioned`, `varied`, `stopped` or `error`.
         public var type: String
         public var seq: Int?
         /// `played`, or why the tap was dropped (the page shows it).
@@ -84,8 +85,11 @@ public final class StudioLive: Sendable {
                 return Reply(type: "auditioned", seq: message.seq, outcome: String(describing: outcome))
             case "stop":
                 return Reply(type: "stopped", seq: message.seq, outcome: playback.stop() ? "stopped" : "not confirmed: the chip did not answer")
+            case "vary":
+                try playback.vary(intensity: message.intensity, sharpness: message.sharpness)
+                return Reply(type: "varied", seq: message.seq, outcome: "sent", serverMicroseconds: clock.now.duration(since: start).secondsDouble * 1e6)
             default:
-                return Reply(type: "error", seq: message.seq, error: "unknown message type \(message.type); expected feel, audition or stop")
+                return Reply(type: "error", seq: message.seq, error: "unknown message type \(message.type); expected feel, audition, vary or stop")
             }
         } catch {
             return Reply(type: "error", seq: message.seq, error: "\(error)")

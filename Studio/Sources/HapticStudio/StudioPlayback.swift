@@ -151,7 +151,8 @@ public final class StudioPlayback: Sendable {
     /// play, or cut at the time limit. With `loop`, it repeats until one of the last two.
     public func play(_ document: PatternDocument, name: String, loop: Bool = false) async -> PlayReport {
         let pattern = rendered(document)
-        let player = PatternPlayer(engine: device.engine, pattern: pattern)
+        // As designed, so that the page's live sliders can vary it while it plays (`vary`).
+        let player = PatternPlayer(engine: device.engine, designed: document.pattern, renderer: PatternRenderer(rate: limits.rate))
         player.loopEnabled = loop
         let previous = current.withLock { current -> PatternPlayer? in
             defer { current = player }
@@ -173,6 +174,19 @@ public final class StudioPlayback: Sendable {
         let played = clock.now.duration(since: start).secondsDouble
         current.withLock { if $0 === player { $0 = nil } }
         return report(document, name: name, pattern: pattern, player: player, outcome: outcome, start: start, played: played)
+    }
+
+    /// The page's live sliders: Core Haptics' HapticIntensityControl (multiplies) and
+    /// HapticSharpnessControl (adds) sent now to the pattern playing, so that a designer feels a
+    /// pattern harder, softer, crisper or rounder while it plays. Each value given replaces the
+    /// one sent before (a slider is a value, not a step). Throws when nothing plays.
+    public func vary(intensity: Double?, sharpness: Double?) throws(StudioError) {
+        guard let player = current.withLock({ $0 }) else { throw .badRequest("nothing plays: press Play, then move the sliders while it plays") }
+        var parameters: [HapticPattern.Parameter] = []
+        if let intensity { parameters.append(.init(id: .hapticIntensityControl, time: 0, value: intensity)) }
+        if let sharpness { parameters.append(.init(id: .hapticSharpnessControl, time: 0, value: sharpness)) }
+        guard !parameters.isEmpty else { throw .badRequest("vary needs intensity (0...1) or sharpness (-1...1)") }
+        do { try player.sendParameters(parameters) } catch { throw .badRequest("\(error)") }
     }
 
     private func report(

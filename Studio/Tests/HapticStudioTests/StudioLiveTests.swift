@@ -46,6 +46,31 @@ import Testing
         #expect(report.final?.go == false)
     }
 
+    /// The live sliders: `vary` sends intensity to the pattern playing, and the drive halves from
+    /// then on; with nothing playing the page is told so, and nothing is driven.
+    @Test func theLiveSlidersVaryThePatternPlaying() async throws {
+        _ = live.connected()
+        defer { live.disconnected() }
+        #expect(live.handle(#"{"type":"vary","intensity":0.5,"seq":1}"#).error?.contains("nothing plays") == true)
+        let buzz =
+            #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":1.5,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
+        let document = try live.playback.document(from: Array(buzz.utf8), name: "buzz.ahap")
+        let playback = live.playback
+        let playing = Task { await playback.play(document, name: "buzz.ahap") }
+        #expect(await eventually { level() > 0.5 }, "the pattern never started")
+        try await Task.sleep(for: .milliseconds(100))
+        let before = level()
+        let varied = live.handle(#"{"type":"vary","intensity":0.5,"seq":2}"#)
+        #expect(varied.type == "varied" && varied.seq == 2 && varied.outcome == "sent", "\(varied)")
+        // One update is 5 ms; 50 ms leaves room for this machine's scheduling.
+        try await Task.sleep(for: .milliseconds(50))
+        let after = level()
+        #expect(abs(after - before / 2) <= 1.0 / 127 + 0.01, "\(after) after intensity 0.5, \(before) before")
+        #expect(live.handle(#"{"type":"vary","seq":3}"#).type == "error")
+        let report = await playing.value
+        #expect(report.outcome == "finished")
+    }
+
     @Test func messagesAreAnsweredAndTimed() async throws {
         _ = live.connected()
         defer { live.disconnected() }
@@ -56,7 +81,7 @@ import Testing
         #expect(live.handle(#"{"type":"audition","effect":0,"seq":8}"#).type == "error")
         #expect(live.handle(#"{"type":"feel","intensity":"max"}"#).type == "error")
         #expect(live.handle("not json").type == "error")
-        #expect(live.handle(#"{"type":"dance"}"#).error?.contains("feel, audition or stop") == true)
+        #expect(live.handle(#"{"type":"dance"}"#).error?.contains("feel, audition, vary or stop") == true)
         #expect(live.handle(#"{"type":"stop","seq":9}"#).outcome == "stopped")
         #expect(level() == 0)
     }
