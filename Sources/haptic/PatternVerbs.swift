@@ -125,14 +125,7 @@ struct PatternCommand: ParsableCommand {
                 }
             }
             let mixedRendered = mixed.map { renderer.render($0.document.pattern) }
-            var mixWarnings: [String] = []
-            for (item, rendering) in zip(mixed, mixedRendered) {
-                let name = (item.value.file as NSString).lastPathComponent
-                mixWarnings += (item.document.warnings + rendering.warnings).map { "\(name): \($0)" }
-                let audioEvents = item.document.pattern.events.filter { !$0.type.isHaptic }.count
-                if audioEvents > 0 { mixWarnings.append("\(name): \(audioEvents) audio event(s) not played (a --mix pattern's audio is left out)") }
-            }
-            let warnings = document.warnings + rendered.warnings + audioWarnings + mixWarnings
+            let warnings = document.warnings + rendered.warnings + audioWarnings + Self.mixWarnings(mixed, mixedRendered)
             if !global.json {
                 print(
                     String(
@@ -195,11 +188,8 @@ struct PatternCommand: ParsableCommand {
                             (player.timing.latenessMicroseconds.map {
                                 ["medianMicroseconds": $0.median, "p99Microseconds": $0.p99, "maxMicroseconds": $0.maximum]
                             } ?? [:]).merging(["updates": Double(player.timing.writes), "missedUpdates": Double(player.timing.missedUpdates)]) { a, _ in a },
-                        "final": final,
-                        "mixed": zip(mixed, players.dropFirst()).map { item, other in
-                            ["file": item.value.file, "offsetSeconds": item.value.offset, "outcome": String(describing: other.outcome ?? .cancelled)]
-                        }
-                    ].merging(audioReport.map { ["audio": $0.json] } ?? [:]) { a, _ in a })
+                        "final": final
+                    ].merging(audioReport.map { ["audio": $0.json] } ?? [:]) { a, _ in a }.merging(Self.mixJSON(mixed, players.dropFirst())) { a, _ in a })
             } else {
                 if let audioReport { print(audioReport.line) }
                 print(
