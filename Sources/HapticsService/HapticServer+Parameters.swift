@@ -6,7 +6,7 @@ import Haptics
 /// the socket (`PatternPlayer.sendParameters`), so that a game or an instrument varies what it
 /// started (a harder hit, a brighter tone) while it plays.
 extension HapticServer {
-    /// The request's values as Core Haptics' parameters, in the order the request lists them.
+    /// The request's values as Core Haptics' parameters: intensity, sharpness, then the time controls.
     static func dynamicParameters(of request: ServiceRequest) -> [HapticPattern.Parameter] {
         let values: [(HapticPattern.ParameterID, Double?)] = [
             (.hapticIntensityControl, request.intensity), (.hapticSharpnessControl, request.sharpness),

@@ -135,7 +135,7 @@ struct PatternCommand: ParsableCommand {
                 for warning in warnings { print("warning: \(warning)") }
             }
             let start = session.clock.now
-            var players: [PatternPlayer]
+            let players: [PatternPlayer]
             // With --mix every player mixes (PatternPlayer.Options.mixes): the first included.
             var options = playerOptions()
             options.mixes = !mix.isEmpty
