@@ -3,7 +3,7 @@
 import HapticBoards
 import Haptics
 
-/// The chip families of this package beside the DRV2605 (which `Haptics` drives itself): what
+/// The chip families of this package beside the DRV2605 (which `HapticBoards` opens itself): what
 /// the programs register before they read a board file. A new family is a module with its driver
 /// and a `HapticChipFamily`, listed here; `Haptics` is not edited.
 public enum StandardChipFamilies {
