@@ -99,6 +99,9 @@ clean "av-sync (one GO 8 ms late, a VM stall under it: set aside)" gate_av_sync 
 # The same stall, ended 2 ms before the sound: beside the late GO, not under it.
 { cat "$stalls"; stall_under 7 "$work/late-go.txt" | awk '{ $4 = sprintf("%.0f", $3 - 1500000); $3 = sprintf("%.0f", $3 - 5000000); print }'; } > "$work/beside.txt"
 plant "av-sync: one GO 8 ms late, a VM stall ended before its sound" gate_av_sync 13 1 400 "$sounds" "$work/late-go.txt" "$underruns" "$work/beside.txt"
+# Stalls under two GOs that were on time as well (notes 4 and 10): nothing more set aside, passes.
+{ cat "$work/stalled.txt"; stall_under 4 "$go"; stall_under 10 "$go"; } > "$work/stalled-on-time.txt"
+clean "av-sync (one GO late with a stall under it, stalls under two GOs on time: one set aside)" gate_av_sync 13 1 400 "$sounds" "$work/late-go.txt" "$underruns" "$work/stalled-on-time.txt"
 late_go 4 "$go" | late_go 7 /dev/stdin | late_go 10 /dev/stdin > "$work/three-late.txt"
 { cat "$stalls"; for k in 4 7 10; do stall_under $k "$work/three-late.txt"; done; } > "$work/three-stalled.txt"
 plant "av-sync: three GOs late, a VM stall under each (more than AV_SYNC_STALLED set aside)" gate_av_sync 13 1 400 "$sounds" "$work/three-late.txt" "$underruns" "$work/three-stalled.txt"
