@@ -33,6 +33,14 @@ import Testing
         return (0..<Int(seconds * 1000)).map { rig.chip.output.level(at: start.advanced(by: .milliseconds($0))) }
     }
 
+    /// Two mixing players of the rumble started together now on `rig`, and their start.
+    static func twoRumbles(on rig: EngineRig) -> (ClockInstant, PatternPlayer, PatternPlayer) {
+        let start = rig.clock.now
+        let players = (0..<2).map { _ in PatternPlayer(engine: rig.engine, designed: rumble, options: mixing) }
+        for player in players { player.start(at: start) }
+        return (start, players[0], players[1])
+    }
+
     /// Two players mixed drive the chip at the clipped sum of what each drives alone, within one
     /// drive step at every millisecond: the rumble goes on under the taps, and the taps' peaks
     /// stop at full scale (not wrapped, not cut off).
@@ -59,11 +67,7 @@ import Testing
     @Test func stoppingOneLeavesTheOthersPlaying() throws {
         let single = try Self.drive([Self.rumble])[305]
         let rig = try EngineRig()
-        let start = rig.clock.now
-        let rumble = PatternPlayer(engine: rig.engine, designed: Self.rumble, options: Self.mixing)
-        let second = PatternPlayer(engine: rig.engine, designed: Self.rumble, options: Self.mixing)
-        rumble.start(at: start)
-        second.start(at: start)
+        let (start, rumble, second) = Self.twoRumbles(on: rig)
         rig.advance(.milliseconds(300))
         let together = rig.chip.output.level(at: start.advanced(by: .milliseconds(299)))
         #expect(together > single + 0.2, "\(together) with both, \(single) for one alone")
@@ -78,15 +82,11 @@ import Testing
         #expect(rig.engine.powerState == .standby)
     }
 
-    /// A player that does not mix takes the chip from the whole mix (as a feedback does), and a
-    /// mixing player started after it takes it back: the chip has one owner at a time.
+    /// A player that does not mix takes the chip from the whole mix, as it takes it from one
+    /// player: the chip has one owner at a time.
     @Test func aPlayerThatDoesNotMixTakesTheChipFromTheMix() throws {
         let rig = try EngineRig()
-        let start = rig.clock.now
-        let first = PatternPlayer(engine: rig.engine, designed: Self.rumble, options: Self.mixing)
-        let second = PatternPlayer(engine: rig.engine, designed: Self.rumble, options: Self.mixing)
-        first.start(at: start)
-        second.start(at: start)
+        let (start, first, second) = Self.twoRumbles(on: rig)
         rig.advance(.milliseconds(100))
         let alone = PatternPlayer(engine: rig.engine, designed: Self.rumble)
         alone.start()

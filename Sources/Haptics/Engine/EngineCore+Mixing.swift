@@ -38,6 +38,15 @@ struct StreamMix {
         let sum = levels.values.reduce(0) { $0 + min(range.upperBound, max(range.lowerBound, $1)) }
         return min(range.upperBound, max(range.lowerBound, sum))
     }
+
+    /// The drive to write now: the mix's, when it differs from the level last written (which it
+    /// becomes); nil when the chip already has it.
+    mutating func changedDrive(within range: ClosedRange<Double>) -> Double? {
+        let level = drive(within: range)
+        guard written != level else { return nil }
+        written = level
+        return level
+    }
 }
 
 extension EngineCore {
@@ -74,11 +83,9 @@ extension EngineCore {
             current.levels[membership.member] != nil
         else { return }
         current.levels[membership.member] = level
-        let drive = current.drive(within: driver.realTimeLevels)
-        let changed = current.written != drive
-        current.written = drive
+        let drive = current.changedDrive(within: driver.realTimeLevels)
         mix = current
-        if changed { try driver.setRealTime(amplitude: drive) }
+        if let drive { try driver.setRealTime(amplitude: drive) }
     }
 
     /// A player leaves the mix: the others go on at the sum of their own levels; the last one to
@@ -90,11 +97,9 @@ extension EngineCore {
             endExclusive(membership.token)
             return
         }
-        let drive = current.drive(within: driver.realTimeLevels)
-        let changed = current.written != drive
-        current.written = drive
+        let drive = current.changedDrive(within: driver.realTimeLevels)
         mix = current
-        if changed {
+        if let drive {
             do { try driver.setRealTime(amplitude: drive) } catch { recover("a player leaving the mix", error) }
         }
     }
@@ -138,17 +143,15 @@ extension EngineCore {
             current.clips[member] = nil
             current.levels[member] = nil
         }
-        let drive = current.drive(within: driver.realTimeLevels)
-        let changed = current.written != drive
-        current.written = drive
         if current.levels.isEmpty {
             // The last member was a feedback: the chip is given back as after a player.
             mix = current
             endExclusive(current.token)
             return nil
         }
+        let drive = current.changedDrive(within: driver.realTimeLevels)
         mix = current
-        if changed {
+        if let drive {
             do { try driver.setRealTime(amplitude: drive) } catch { recover("a feedback in the mix", error) }
         }
         return next.min()
