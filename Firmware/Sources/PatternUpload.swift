@@ -154,6 +154,7 @@ final class PatternUpload {
         points = []
         var renderer = PatternRenderer(rate: 200, strategy: .automatic)
         renderer.recordsDesign = false
+        renderer.rendersSharpness = false
         let steps = renderer.maximumSteps(of: pattern)
         let need = steps * Self.bytesPerStep + pattern.events.count * MemoryLayout<HapticPattern.Event>.stride * Self.eventCopies
         // The stream is one array that grows: its old and new storage side by side, in one piece.

@@ -74,6 +74,23 @@ public struct DA7280Configuration: Sendable, Hashable {
     }
 }
 
+extension DA7280Configuration {
+    /// These registers for an LRA driven at a frequency it is given (LRA_PER) instead of its
+    /// tracked resonance: FREQ_TRACK_EN off, and with it ACCELERATION_EN and RAPID_STOP_EN,
+    /// which need it [DS §5.4] and which wideband drive wants off too [DS §5.7.5]; then, as for
+    /// any configuration without acceleration, MEM_DATA_SIGNED on [DS T22] and
+    /// V2I_FACTOR_OFFSET_EN off [DS §5.7.15]. Every other bit is kept.
+    public var atFixedFrequency: DA7280Configuration {
+        typealias Register = DA7280Register
+        let off: Register.TopConfiguration1 = [.frequencyTracking, .acceleration, .rapidStop]
+        var result = self
+        result.topConfiguration1 = topConfiguration1 & ~off.rawValue
+        result.topConfiguration2 = topConfiguration2 | Register.TopConfiguration2.memoryDataSigned.rawValue
+        result.topConfiguration5 = topConfiguration5 & ~Register.v2iFactorOffsetEnable
+        return result
+    }
+}
+
 /// What start-up wrote that a power-on reset puts back to other values (`DA7280Driver.checkForReset()`):
 /// IRQ_MASK1's SEQ_CONTINUE_M (set by the driver, 0 at reset: seen whatever the actuator),
 /// ACTUATOR1-3 and TOP_CFG1-2. FRQ_LRA_PER and CALIB_V2I are left out: the chip's tracking may

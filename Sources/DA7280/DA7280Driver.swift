@@ -74,6 +74,15 @@ public final class DA7280Driver: HapticChipDriver {
     /// What start-up wrote that a power-on reset changes back (`checkForReset()` compares what it
     /// reads with it); nil before start-up.
     var written: DA7280WrittenConfiguration?
+    /// The configuration registers start-up wrote (nil before it): what a stream at a fixed
+    /// frequency changes and gives back (`setDriveFrequency`).
+    var configured: DA7280Configuration?
+    /// The actuator registers start-up wrote (nil before it).
+    var writtenActuator: DA7280ActuatorRegisters?
+    /// The frequency the stream is driven at with tracking off (nil: tracking, at resonance).
+    var fixedFrequency: Double?
+    /// The level the stream was last asked for (before any making up for the frequency).
+    var lastAmplitude = 0.0
     /// OVERRIDE_VAL for level 1: the rated voltage (`DA7280Equations.overrideFullScale`).
     public internal(set) var overrideFullScale: UInt8 = 127
     /// What start-up wrote into the waveform memory (nil: nothing, see `memoryNote`).
@@ -172,6 +181,9 @@ public final class DA7280Driver: HapticChipDriver {
         try writeWaveformMemory()
         try write(.irqEvent1, [0xFF])
         written = DA7280WrittenConfiguration(actuator: registers, configuration: new)
+        configured = new
+        writtenActuator = registers
+        fixedFrequency = nil
         overrideFullScale = DA7280Equations.overrideFullScale(
             nominalMaximum: registers.nominalMaximum, absoluteMaximum: registers.absoluteMaximum,
             acceleration: DA7280Configuration.topConfiguration1Fields(for: actuator.kind).contains(.acceleration))
@@ -236,6 +248,7 @@ public final class DA7280Driver: HapticChipDriver {
         try write(.topControl1, [0])
         power = .standby
         isStreaming = false
+        try restoreTracking()
         armed = false
         memoryPlaying = false
     }
@@ -252,10 +265,12 @@ public final class DA7280Driver: HapticChipDriver {
         let control = DA7280Register.TopControl1(mode: .inactive, standbyEnabled: power == .ready)
         try write(.topControl1, [control.rawValue, 0])
         lastOverride = 0
+        lastAmplitude = 0
         driving = false
         armed = false
         memoryPlaying = false
         isStreaming = false
+        try restoreTracking()
     }
 
     public func stopQuietly() {
@@ -268,6 +283,8 @@ public final class DA7280Driver: HapticChipDriver {
             do { try write(.topControl1, [0]) } catch { suppressedErrors += 1 }
             power = .standby
         }
+        do { try restoreTracking() } catch { suppressedErrors += 1 }
+        lastAmplitude = 0
         lastOverride = 0
         driving = false
         armed = false
@@ -300,7 +317,9 @@ public final class DA7280Driver: HapticChipDriver {
     /// write a level, and a level the chip already has is not written again.
     public func setRealTime(amplitude: Double) throws(HapticChipError) {
         guard isStreaming else { throw .invalidArgument("setRealTime outside real-time playback: call beginRealTimePlayback() first") }
-        let value = DA7280Equations.overrideValue(level: amplitude, fullScale: overrideFullScale)
+        lastAmplitude = amplitude
+        let level = fixedFrequency.map { hz in resonantResponse.map { $0.drive(for: amplitude, at: hz) } ?? 0 } ?? amplitude
+        let value = DA7280Equations.overrideValue(level: level, fullScale: overrideFullScale)
         if !driving {
             try write(.topControl2, [value])
             try write(.topControl1, [DA7280Register.TopControl1(mode: .directRegisterOverride, standbyEnabled: true).rawValue])
@@ -318,6 +337,8 @@ public final class DA7280Driver: HapticChipDriver {
         try requireStarted()
         try write(.topControl1, [DA7280Register.TopControl1(mode: .inactive, standbyEnabled: !standby).rawValue, 0])
         if standby { power = .standby }
+        lastAmplitude = 0
+        try restoreTracking()
         lastOverride = 0
         driving = false
         armed = false

@@ -72,6 +72,17 @@ public enum DA7280Model {
         return Double(share.numerator) / Double(share.denominator)
     }
 
+    /// The frequency the outputs drive an LRA at: LRA_PER's with FREQ_TRACK_EN off [DS §5.3,
+    /// §5.7.5]; nil (the actuator's own resonance, which the chip tracks) with it on, and for an
+    /// ERM, whose drive has no frequency.
+    public static func driveHz(_ registers: [UInt8]) -> Double? {
+        let top = DA7280Register.TopConfiguration1(rawValue: registers[Int(DA7280Register.topConfiguration1.rawValue)])
+        guard !top.contains(.ermActuator), !top.contains(.frequencyTracking) else { return nil }
+        let high = UInt16(registers[Int(DA7280Register.lraPeriodHigh.rawValue)])
+        let low = UInt16(registers[Int(DA7280Register.lraPeriodHigh.rawValue) + 1] & 0x7F)
+        return DA7280Equations.frequency(periodField: high << 7 | low)
+    }
+
     /// `drive(_:)` in whole thousandths, truncated toward zero: what the kernel fixture computes
     /// (`da_model_drive_permille`) and reports as `drive_permille`.
     public static func drivePermille(_ registers: [UInt8]) -> Int {

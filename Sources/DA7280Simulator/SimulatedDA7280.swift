@@ -183,7 +183,7 @@ public final class SimulatedDA7280: I2CBus {
         } else if level != 0 {
             registers[Int(DA7280Register.irqStatus1.rawValue)] &= ~DA7280Model.actuatorConditions.rawValue
         }
-        output.set(level, at: now)
+        output.set(level, at: now, hz: DA7280Model.driveHz(registers))
     }
 
     /// E_UVLO latched and shown in IRQ_STATUS1 while VDD is below the lock-out; the status bit
@@ -197,7 +197,7 @@ public final class SimulatedDA7280: I2CBus {
             registers[status] &= ~DA7280Register.Event.underVoltage.rawValue
         }
         haltSequenceOnFault(at: now)
-        if sequenceEnd == nil { output.set(drive, at: now) }
+        if sequenceEnd == nil { output.set(drive, at: now, hz: DA7280Model.driveHz(registers)) }
     }
 
     private func check(_ address: I2CAddress, _ kind: BusTransaction.Kind, _ bytes: [UInt8], at now: ClockInstant) throws(I2CError) {

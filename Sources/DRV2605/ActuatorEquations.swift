@@ -45,6 +45,18 @@ public enum ActuatorEquations {
     public static func lraOverdriveClamp(vrms: Double, hz: Double) -> Double {
         vrms / (0.02132 * (1 - 800e-6 * hz).squareRoot())
     }
+    /// The rated voltage a RATED_VOLTAGE value stands for, closed loop at `hz` (the inverse of
+    /// `lraRatedVoltage`).
+    public static func lraRatedVrms(field: UInt8, hz: Double, sampleTimeField: UInt8 = 3) -> Double? {
+        let term = 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz
+        return term > 0 ? 0.02058 * Double(field) / term.squareRoot() : nil
+    }
+    /// Open loop's full scale for an LRA driven at `hz`: the RMS voltage an OD_CLAMP value
+    /// stands for there (the inverse of `lraOverdriveClamp`).
+    public static func lraOpenLoopFullScaleVrms(clampField: UInt8, hz: Double) -> Double? {
+        let term = 1 - 800e-6 * hz
+        return term > 0 ? 0.02132 * Double(clampField) * term.squareRoot() : nil
+    }
     /// LRA DRIVE_TIME ≈ half a period: (500/f ms − 0.5 ms) / 0.1 ms.
     public static func lraDriveTimeField(hz: Double) -> Double { 5000 / hz - 5 }
     /// OL_LRA_PERIOD = period / 98.46 µs.

@@ -112,6 +112,8 @@ extension DRV2605Driver {
             mode = .internalTrigger
         }
         try write(.go, 0)
+        lastAmplitude = 0
+        if fixedFrequency != nil { try restoreConfiguredLoop() }
     }
 
     /// Best effort: stop, then standby; if the bus fails, EN low. Never throws — for error and
@@ -151,7 +153,7 @@ extension DRV2605Driver {
         if part?.hasROMLibrary == true, snapshot.library.library != configuration.library { lost = true }
         if file[.ratedVoltage] != configuration.ratedVoltage || file[.overdriveClamp] != configuration.overdriveClamp
             || file[FeedbackControlRegister.self] != configuration.feedbackControl || file[Control1Register.self] != configuration.control1
-            || file[Control3Register.self] != configuration.control3
+            || file[Control3Register.self] != expectedControl3
         {
             lost = true
         }

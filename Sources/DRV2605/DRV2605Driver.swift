@@ -105,6 +105,11 @@ public final class DRV2605Driver {
     public internal(set) var loadedSlots: [UInt8]?
     /// When playback may start after leaving standby.
     var readyAt: ClockInstant = .zero
+    /// The frequency the stream is driven at in open loop (nil: as configured, at resonance in
+    /// closed loop): `setDriveFrequency`.
+    public internal(set) var fixedFrequency: Double?
+    /// The level the stream was last asked for, before making up for the frequency.
+    var lastAmplitude = 0.0
     /// What stops the chip from another process after this one died (`ChipClaim.stopWrites`, a
     /// dead-man guard's): GO cleared (a sequence ends), then MODE = internal trigger with STANDBY
     /// (real-time playback ends, the output stage off).
@@ -232,6 +237,7 @@ public final class DRV2605Driver {
         let image = configuration.registerImage(for: part, slots: slots)
         try writeBurst(.mode, [modeValue.rawValue] + image)
         mode = modeValue.mode
+        fixedFrequency = nil
         loadedSlots = WaveformSequence.slotCountPadded(slots)
         noteStandby(modeValue.standby)
     }
@@ -257,6 +263,8 @@ public final class DRV2605Driver {
     /// STANDBY = 1. Registers are kept; output stops.
     public func enterStandby() throws(DRV2605Error) {
         try ensureEnabled()
+        // Closed loop back first: a chip that ignores writes in standby would keep open loop.
+        if fixedFrequency != nil { try restoreConfiguredLoop() }
         do {
             try write(.mode, ModeRegister(mode: .internalTrigger, standby: true).rawValue)
         } catch {

@@ -53,6 +53,10 @@ extension SimulatedDRV2605 {
             }
             written.otpProgrammed = otpProgrammed
             registers[Control4Register.self] = written
+        case .control3, .lraOpenLoopPeriod, .overdriveClamp, .ratedVoltage:
+            // The loop, the open-loop period and the voltages change a stream's drive at once.
+            registers[register] = value
+            refreshRealTimeOutput(at: now)
         default:
             registers[register] = value
         }
@@ -80,9 +84,24 @@ extension SimulatedDRV2605 {
             if case .idle = activity { output.set(0, at: now) }
             return
         }
-        output.set(realTimeDrive, at: max(now, readyAt))
+        let drive = openLoopDrive
+        output.set(realTimeDrive, at: max(now, readyAt), hz: drive?.hz, rating: drive?.rating ?? 1)
         registers[.supplyVoltage] = vbatReading
         if realTimeDrive != 0 { measureResonance() }
+    }
+
+    /// An LRA in open loop: driven at OL_LRA_PERIOD's frequency, its full scale OD_CLAMP's
+    /// open-loop voltage there as a share of the rated voltage RATED_VOLTAGE stands for at the
+    /// actuator's resonance (the datasheet's voltage equations, `ActuatorEquations`); nil in
+    /// closed loop (at resonance, full scale the rating) and for an ERM.
+    var openLoopDrive: (hz: Double, rating: Double)? {
+        guard actuator.type == .lra, registers[FeedbackControlRegister.self].isLRA, registers[Control3Register.self].lraOpenLoop,
+            let hz = ActuatorEquations.frequency(periodField: registers[.lraOpenLoopPeriod] & 0x7F),
+            let full = ActuatorEquations.lraOpenLoopFullScaleVrms(clampField: registers[.overdriveClamp], hz: hz),
+            let rated = ActuatorEquations.lraRatedVrms(field: registers[.ratedVoltage], hz: actuator.resonantHz, sampleTimeField: registers[Control2Register.self].sampleTime),
+            rated > 0
+        else { return nil }
+        return (hz, full / rated)
     }
 
     /// LRA_PERIOD while driving, in any drive mode: measured only in LRA mode, from an LRA that

@@ -32,6 +32,11 @@ public struct RenderedPattern: Sendable, Equatable {
     public var intensity: [Double]
     /// Designed sharpness per update, for plots.
     public var sharpness: [Double]
+    /// The sharpness each update of the stream asks the actuator for, where a chip renders it
+    /// as its drive frequency (`DriveFrequencyControl`): the loudest continuous event's, with the
+    /// sharpness control added, 0.5 (resonance) where none plays. Empty when every continuous
+    /// event is at 0.5 and nothing controls sharpness: the stream plays at resonance, as always.
+    public var driveSharpness: [Double] = []
     /// The pattern's designed length.
     public var designedSeconds: Double
     /// What could not be rendered faithfully, one line each.
@@ -70,8 +75,9 @@ public struct RenderedPattern: Sendable, Equatable {
 ///   (sharpness 0: a 30 ms rounded bump; 1: a 12 ms full-scale kick with a brake) — or, in a
 ///   pattern of transients only, ROM clicks chosen by intensity and sharpness (Soft Bump below
 ///   sharpness 0.33, Strong Click to 0.66, Sharp Click above; 100/60/30 % tiers).
-/// - Sharpness of continuous events is not rendered: a closed-loop LRA drives at its own resonance
-///   and an ERM has no frequency control; the renderer says so rather than pretending.
+/// - Sharpness of continuous events goes out beside the stream (`RenderedPattern.driveSharpness`)
+///   for a chip that renders it as its LRA's drive frequency; where the chip cannot (an ERM, a
+///   closed-loop-only part), the player's rendering report says so rather than pretending.
 /// - Envelope times (AttackTime, DecayTime, ReleaseTime 0...1) are not published by Apple; they
 ///   map exponentially to 1 ms...1 s here (`envelopeSeconds`).
 /// Anything not rendered faithfully is a warning: audio events, transients closer together than
@@ -94,6 +100,10 @@ public struct PatternRenderer: Sendable {
     /// plot curves; empty when not). A microcontroller renders without them: the drive stream
     /// is the same, in a third of the memory.
     public var recordsDesign = true
+    /// Whether the rendering carries the continuous events' sharpness beside the stream
+    /// (`RenderedPattern.driveSharpness`); a microcontroller that drives no frequency of its own
+    /// renders without it.
+    public var rendersSharpness = true
     /// The dynamic parameters and curves a player was sent while it plays (Core Haptics'
     /// `sendParameters`, `scheduleParameterCurve`), on top of the pattern's own: the intensity
     /// control multiplies the pattern's, the others add to theirs; their events are ignored and
@@ -211,9 +221,6 @@ public struct PatternRenderer: Sendable {
         }
         let transients = haptic.filter { $0.type == .hapticTransient }
         let continuous = haptic.filter { $0.type == .hapticContinuous }
-        if continuous.contains(where: { $0.sharpness != 0.5 }) || controls(pattern, include: .hapticSharpnessControl) {
-            warnings.append("sharpness of continuous events is not rendered: a closed-loop actuator drives at its own resonance")
-        }
         let audioTimeControls: [HapticPattern.ParameterID] = [.audioAttackTimeControl, .audioDecayTimeControl, .audioReleaseTimeControl]
         // In the controls' alphabetical order, which is the order listed.
         let unappliedAudio = audioTimeControls.filter { id in
@@ -243,7 +250,8 @@ public struct PatternRenderer: Sendable {
             return values
         }
         let intensityControl = hasIntensityControl ? controlSteps(.hapticIntensityControl) : []
-        let sharpnessControl = hasSharpnessControl && recordsDesign ? controlSteps(.hapticSharpnessControl) : []
+        let drivesSharpness = rendersSharpness && (hasSharpnessControl || continuous.contains { $0.sharpness != 0.5 })
+        let sharpnessControl = hasSharpnessControl && (recordsDesign || drivesSharpness) ? controlSteps(.hapticSharpnessControl) : []
         /// The intensity control at a step; past the designed length, its last value.
         func intensity(at index: Int) -> Double {
             index < intensityControl.count ? intensityControl[index] : intensityControl.last ?? 1
@@ -257,6 +265,9 @@ public struct PatternRenderer: Sendable {
         var designedIntensity = [Double](repeating: 0, count: design ? steps : 0)
         var designedSharpness = [Double](repeating: 0, count: design ? steps : 0)
         var samples = [Double](repeating: 0, count: steps)
+        // The loudest continuous event's sharpness at each step, and how loud it is there.
+        var driveSharpness = [Double](repeating: 0.5, count: drivesSharpness ? steps : 0)
+        var loudest = [Double](repeating: 0, count: drivesSharpness ? steps : 0)
         var tailSteps = steps
 
         for event in continuous {
@@ -279,6 +290,10 @@ public struct PatternRenderer: Sendable {
                     designedIntensity += [Double](repeating: 0, count: grow)
                     designedSharpness += [Double](repeating: 0, count: grow)
                 }
+                if drivesSharpness {
+                    driveSharpness += [Double](repeating: 0.5, count: grow)
+                    loudest += [Double](repeating: 0, count: grow)
+                }
             }
             tailSteps = max(tailSteps, last + 1)
             guard first <= last else { continue }
@@ -295,10 +310,15 @@ public struct PatternRenderer: Sendable {
                 let control = event.followsIntensityControl ? intensity(at: index) : 1
                 let level = event.intensity * control * envelope
                 samples[index] += level
+                let sharpControl = index < sharpnessControl.count ? sharpnessControl[index] : sharpnessControl.last ?? 0
+                let sharpness = min(1, max(0, event.sharpness + sharpControl))
+                if drivesSharpness, level >= loudest[index], level > 0 {
+                    loudest[index] = level
+                    driveSharpness[index] = sharpness
+                }
                 guard design else { continue }
                 designedIntensity[index] = max(designedIntensity[index], level)
-                let sharpControl = index < sharpnessControl.count ? sharpnessControl[index] : 0
-                designedSharpness[index] = min(1, max(0, event.sharpness + sharpControl))
+                designedSharpness[index] = sharpness
             }
         }
 
@@ -319,6 +339,7 @@ public struct PatternRenderer: Sendable {
                     designedIntensity += [Double](repeating: 0, count: grow)
                     designedSharpness += [Double](repeating: 0, count: grow)
                 }
+                if drivesSharpness { driveSharpness += [Double](repeating: 0.5, count: grow) }
             }
             tailSteps = max(tailSteps, index + count)
             for offset in 0..<count {
@@ -342,9 +363,24 @@ public struct PatternRenderer: Sendable {
         samples = Array(samples.prefix(tailSteps))
         // End at zero drive.
         if samples.last.map({ $0 != 0 }) ?? false { samples.append(0) }
-        return RenderedPattern(
+        var rendered = RenderedPattern(
             mode: romOnly ? .rom : .realTime, rate: rate, samples: samples, hits: hits,
             intensity: Array(designedIntensity.prefix(samples.count)), sharpness: Array(designedSharpness.prefix(samples.count)),
             designedSeconds: designed, warnings: warnings)
+        if drivesSharpness {
+            // Where no continuous event plays, the sharpness around it holds: a frequency changed
+            // under no drive, or under a transient alone, is a write that moves nothing.
+            let count = min(driveSharpness.count, loudest.count)
+            if let first = (0..<count).first(where: { loudest[$0] > 0 }) {
+                for index in 0..<first { driveSharpness[index] = driveSharpness[first] }
+                for index in first..<driveSharpness.count where index >= count || loudest[index] == 0 {
+                    driveSharpness[index] = driveSharpness[index - 1]
+                }
+            }
+            driveSharpness = Array(driveSharpness.prefix(samples.count))
+            if driveSharpness.count < samples.count { driveSharpness.append(driveSharpness.last ?? 0.5) }
+            rendered.driveSharpness = driveSharpness
+        }
+        return rendered
     }
 }

@@ -66,7 +66,8 @@ public struct ActuatorPhysics: Sendable, Equatable {
     public struct Sample: Sendable, Equatable {
         /// Seconds from the start.
         public var time: Double
-        /// The chip's drive level then, −1...1 of full scale (the AC drive's envelope on an LRA).
+        /// The chip's drive level then, as a share of the actuator's rated drive (the AC drive's
+        /// envelope on an LRA; −1...1 unless a chip's full scale is above the rating).
         public var drive: Double
         /// The acceleration felt, in g.
         public var accelerationG: Double
@@ -78,9 +79,10 @@ public struct ActuatorPhysics: Sendable, Equatable {
     /// is accurate to well under 1 % for a 175 Hz resonance.
     static let substeps = 8
 
-    /// The motion `record`'s drive produces from `start` to `end`, at 8 kHz, from rest.
-    /// `driveHz` is the frequency a chip drives an LRA at, at each instant (its resonance when it
-    /// tracks it in closed loop, the period it was given in open loop); nil: at resonance.
+    /// The motion `record`'s drive produces from `start` to `end`, at 8 kHz, from rest: each
+    /// sample's level times its `rating` (full scale as a share of the rated drive), at its
+    /// frequency (`ActuatorRecord.Sample.hz`: the period a chip was given with its tracking off;
+    /// nil, at resonance). `driveHz`, when given, overrides the record's frequency.
     public func simulate(
         _ record: ActuatorRecord, from start: ClockInstant, to end: ClockInstant, driveHz: ((ClockInstant) -> Double)? = nil
     ) -> [Sample] {
@@ -93,8 +95,9 @@ public struct ActuatorPhysics: Sendable, Equatable {
         for index in 0..<count {
             let time = Double(index) / Self.sampleRate
             let instant = start.advanced(by: .secondsClamped(time))
-            let level = record.level(at: instant)
-            let hz = driveHz?(instant)
+            let driven = record.sample(at: instant)
+            let level = driven?.ratedLevel ?? 0
+            let hz = driveHz?(instant) ?? driven?.hz
             var acceleration = 0.0
             for _ in 0..<Self.substeps { acceleration = advance(&state, level: level, driveHz: hz, by: step) }
             samples.append(Sample(time: time, drive: level, accelerationG: acceleration))

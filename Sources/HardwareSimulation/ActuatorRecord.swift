@@ -13,11 +13,22 @@ public struct ActuatorRecord: Sendable, Equatable {
         public var time: ClockInstant
         /// −1...1 of full scale (negative: braking or reverse phase).
         public var level: Double
-        /// `level` from `time` on.
-        public init(time: ClockInstant, level: Double) {
+        /// The frequency an LRA is driven at from `time` on; nil: at its resonance (a chip that
+        /// tracks it, or an ERM).
+        public var hz: Double?
+        /// Full scale as a share of the actuator's rated drive: 1 where full scale is the rating
+        /// (closed loop); a DRV2605's open-loop full scale, OD_CLAMP, is more.
+        public var rating: Double
+        /// `level` from `time` on, at `hz` (nil: resonance), full scale `rating` of the rated drive.
+        public init(time: ClockInstant, level: Double, hz: Double? = nil, rating: Double = 1) {
             self.time = time
             self.level = level
+            self.hz = hz
+            self.rating = rating
         }
+
+        /// The drive as a share of the actuator's rated drive.
+        public var ratedLevel: Double { level * rating }
     }
     /// Level changes in time order; the level holds until the next sample.
     public private(set) var samples: [Sample] = []
@@ -26,30 +37,39 @@ public struct ActuatorRecord: Sendable, Equatable {
     public init() {}
 
     /// The level at `time`.
-    public func level(at time: ClockInstant) -> Double {
+    public func level(at time: ClockInstant) -> Double { sample(at: time)?.level ?? 0 }
+
+    /// The sample in force at `time` (nil: nothing driven yet).
+    public func sample(at time: ClockInstant) -> Sample? {
         var low = 0
         var high = samples.count
         while low < high {
             let mid = (low + high) / 2
             if samples[mid].time <= time { low = mid + 1 } else { high = mid }
         }
-        return low == 0 ? 0 : samples[low - 1].level
+        return low == 0 ? nil : samples[low - 1]
     }
 
     /// Adds a level change at `time`, dropping anything planned after it (a cancel or a new
     /// command): what a simulated chip calls when its drive changes.
-    public mutating func set(_ level: Double, at time: ClockInstant) {
+    public mutating func set(_ level: Double, at time: ClockInstant, hz: Double? = nil, rating: Double = 1) {
         truncate(after: time)
-        if let last = samples.last, last.level == level { return }
+        let sample = Sample(time: time, level: level, hz: hz, rating: rating)
+        func same(_ other: Sample?) -> Bool {
+            guard let other else { return false }
+            // At zero drive the frequency and scale drive nothing: one zero, not one per change.
+            return other.level == level && (level == 0 || (other.hz == hz && other.rating == rating))
+        }
+        if same(samples.last) { return }
         if let last = samples.last, last.time == time { samples.removeLast() }
-        if samples.last?.level == level { return }
+        if same(samples.last) { return }
         if samples.isEmpty && level == 0 { return }
-        samples.append(Sample(time: time, level: level))
+        samples.append(sample)
     }
 
     /// Plans future samples (a ROM sequence). They stay unless a later command truncates them.
     public mutating func plan(_ planned: [Sample]) {
-        for sample in planned { set(sample.level, at: sample.time) }
+        for sample in planned { set(sample.level, at: sample.time, hz: sample.hz, rating: sample.rating) }
     }
 
     /// Forgets the planned part after `time` and holds the level at `time` from there.

@@ -125,13 +125,14 @@ import Testing
     }
 
     /// `--mix FILE@SECONDS`: the drive is the clipped sum of each pattern's drive played alone (the
-    /// second moved by its offset), within one drive step on all but the rows at a level's edge;
+    /// second moved by its offset), within one drive step on all but the rows at a level's edge
+    /// (the rumble at resonance, so that no drive frequency rescales the chip's steps);
     /// the JSON says how each ended; a bad mixed file fails before anything plays.
     @Test func aMixedPatternDrivesTheSumOfBoth() throws {
         let rumble = scratch.file("rumble.ahap")
         let taps = scratch.file("taps.ahap")
         try
-            #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":0.8,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.6},{"ParameterID":"HapticSharpness","ParameterValue":0.3}]}}]}"#
+            #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":0.8,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.6},{"ParameterID":"HapticSharpness","ParameterValue":0.5}]}}]}"#
             .write(toFile: rumble, atomically: true, encoding: .utf8)
         try
             #"{"Version":1,"Pattern":[{"Event":{"Time":0.1,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.9}]}},{"Event":{"Time":0.35,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":0.9}]}}]}"#

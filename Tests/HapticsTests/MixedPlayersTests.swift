@@ -9,8 +9,10 @@ import Testing
 /// Several players at once on one engine, mixed as Core Haptics mixes them (`Options.mixes`): the
 /// drive on the simulated chip, on the virtual clock, against each player played alone.
 @Suite struct MixedPlayersTests {
-    /// A continuous rumble of a second, at 0.6.
-    static let rumble = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 0.6, sharpness: 0.3)])
+    /// A continuous rumble of a second, at 0.6, at resonance (sharpness 0.5): the sum is compared
+    /// in the chip's own drive steps, which a drive frequency's making up for resonance rescales
+    /// (SharpnessRenderingTests has the mix at a sharpness).
+    static let rumble = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 0.6, sharpness: 0.5)])
     /// Transients on top, strong enough that the sum passes full scale.
     static let taps = HapticPattern(events: [0.2, 0.45, 0.7].map { .init(type: .hapticTransient, time: $0, intensity: 0.9, sharpness: 0.8) })
     /// One drive step: the chip takes a level in 1/127ths of full scale.

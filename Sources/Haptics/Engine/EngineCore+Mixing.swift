@@ -15,6 +15,8 @@ struct StreamMix {
     let token: UInt64
     /// Each player's level now, by its member number.
     var levels: [UInt64: Double] = [:]
+    /// The sharpness each player's stream asks for now, where it asks for one.
+    var sharpness: [UInt64: Double] = [:]
     var memberCounter: UInt64 = 0
     /// The level last written to the chip (nil: none yet).
     var written: Double?
@@ -37,6 +39,12 @@ struct StreamMix {
     func drive(within range: ClosedRange<Double>) -> Double {
         let sum = levels.values.reduce(0) { $0 + min(range.upperBound, max(range.lowerBound, $1)) }
         return min(range.upperBound, max(range.lowerBound, sum))
+    }
+
+    /// The sharpness the mix drives at: the loudest player's that asks for one (a rumble's
+    /// frequency is the rumble's, not that of a click mixed into it); nil when none asks.
+    var drivenSharpness: Double? {
+        sharpness.max { a, b in abs(levels[a.key] ?? 0) < abs(levels[b.key] ?? 0) || (abs(levels[a.key] ?? 0) == abs(levels[b.key] ?? 0) && a.key > b.key) }?.value
     }
 
     /// The drive to write now: the mix's, when it differs from the level last written (which it
@@ -77,12 +85,15 @@ extension EngineCore {
         return MixMembership(token: token, member: 1)
     }
 
-    /// Sets one player's level and drives the chip at the mix's (written only when it changed).
-    func setMixedLevel(_ level: Double, for membership: MixMembership) throws(HapticChipError) {
+    /// Sets one player's level (and the sharpness it asks for, nil: none) and drives the chip at
+    /// the mix's (written only when it changed), at the loudest player's sharpness.
+    func setMixedLevel(_ level: Double, sharpness: Double? = nil, for membership: MixMembership) throws(HapticChipError) {
         guard var current = mix, current.token == membership.token, exclusive == membership.token,
             current.levels[membership.member] != nil
         else { return }
         current.levels[membership.member] = level
+        current.sharpness[membership.member] = sharpness
+        try setStreamSharpness(current.drivenSharpness)
         let drive = current.changedDrive(within: driver.realTimeLevels)
         mix = current
         if let drive { try driver.setRealTime(amplitude: drive) }
@@ -93,6 +104,7 @@ extension EngineCore {
     func leaveMix(_ membership: MixMembership) {
         guard var current = mix, current.token == membership.token, exclusive == membership.token else { return }
         current.levels[membership.member] = nil
+        current.sharpness[membership.member] = nil
         guard !current.levels.isEmpty else {
             endExclusive(membership.token)
             return

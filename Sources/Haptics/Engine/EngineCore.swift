@@ -15,6 +15,9 @@ final class EngineCore {
     /// The driver's waveforms in memory of its own, where it has them: a clip the chip holds
     /// plays from there on one trigger instead of streaming.
     let stored: (any StoredWaveformPlayback)?
+    /// The driver's control of its LRA's drive frequency, where it has one: how a stream's
+    /// sharpness reaches the actuator (`setStreamSharpness`).
+    let frequency: (any DriveFrequencyControl)?
     /// The bus the driver talks through, counted; nil for a device that is not on a bus the
     /// engine sees (a kernel vibrator).
     let bus: MonitoredBus?
@@ -64,6 +67,7 @@ final class EngineCore {
         self.driver = driver
         self.library = library
         stored = driver as? any StoredWaveformPlayback
+        frequency = driver as? any DriveFrequencyControl
         self.bus = bus
         self.mapping = mapping
         self.options = options
@@ -89,6 +93,15 @@ final class EngineCore {
         lastActivity = clock.now
         preparedUntil = nil
         return exclusiveCounter
+    }
+
+    /// Drives the stream at the frequency `sharpness` stands for in the chip's band
+    /// (`DriveFrequencyBand.hz(sharpness:)`), written only when it changes; nil (nothing in the
+    /// stream asks for a sharpness), or a chip that renders none, leaves the drive as it is.
+    func setStreamSharpness(_ sharpness: Double?) throws(HapticChipError) {
+        guard let sharpness, let frequency, let band = frequency.driveFrequencyBand else { return }
+        let hz = band.hz(sharpness: sharpness)
+        if frequency.driveFrequency != hz { try frequency.setDriveFrequency(hz) }
     }
 
     /// Whether `token` still owns the chip (a newer feedback or stop takes it away).

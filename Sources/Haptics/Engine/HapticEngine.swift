@@ -277,6 +277,17 @@ public final class HapticEngine: Sendable {
     /// Whether the chip has a library of effects it plays by itself (a DRV2604 has none: its
     /// feedback and patterns stream).
     public var hasEffectLibrary: Bool { withCore { $0.library != nil } }
+    /// How this chip renders a stream's sharpness: the band of drive frequencies it maps sharpness
+    /// to (`DriveFrequencyControl`), or nil and why not (an ERM, a closed-loop-only part, a chip
+    /// with no frequency to set).
+    public var sharpnessRendering: (band: DriveFrequencyBand?, unavailable: String) {
+        withCore { core in
+            guard let frequency = core.frequency else {
+                return (nil, "this chip has no drive frequency to set: its actuator is driven at its own resonance")
+            }
+            return (frequency.driveFrequencyBand, frequency.driveFrequencyUnavailable)
+        }
+    }
     /// When the chip can start playing (after the wake delay once it left standby).
     var readyInstant: ClockInstant { withCore { $0.driver.readyInstant } }
 

@@ -102,7 +102,7 @@ extension PatternPlayer {
         // Lateness is taken when the level reaches the bus (after the write), or at the decision
         // when there is nothing to write: what the actuator sees, not when the player woke.
         enum Work {
-            case write(UInt64, Double, EngineCore.MixMembership?, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
+            case write(UInt64, Double, Double?, EngineCore.MixMembership?, next: ClockInstant, target: ClockInstant), hit(UInt64, Effect, target: ClockInstant),
                 loop(UInt64), end, wait(ClockInstant), none, leaveDevice(UInt64), deviceEnd(UInt64, ClockInstant)
         }
         let work: Work = state.withLock { state in
@@ -127,13 +127,16 @@ extension PatternPlayer {
                 state.timing.missedUpdates += max(0, due - state.nextIndex)
                 state.nextIndex = due + 1
                 let level = pattern.samples[due]
+                let sharpness = due < pattern.driveSharpness.count ? pattern.driveSharpness[due] : nil
                 let target = deadline(state, offset: Double(due) / pattern.rate)
-                if state.lastLevel == level {
+                if state.lastLevel == level, state.lastSharpness == sharpness {
                     if options.recordsTiming { state.timing.latenessNanoseconds.append(now.nanoseconds - target.nanoseconds) }
                     return .wait(deadline(state, offset: Double(state.nextIndex) / pattern.rate))
                 }
                 state.lastLevel = level
-                return .write(token, level, state.membership, next: deadline(state, offset: Double(state.nextIndex) / pattern.rate), target: target)
+                state.lastSharpness = sharpness
+                return .write(
+                    token, level, sharpness, state.membership, next: deadline(state, offset: Double(state.nextIndex) / pattern.rate), target: target)
             case .rom:
                 guard state.nextHit < pattern.hits.count else { return .wait(deadline(state, offset: end)) }
                 let hit = pattern.hits[state.nextHit]
@@ -165,9 +168,14 @@ extension PatternPlayer {
             }
             replaceSounds(from: 0, at: now)
             return now
-        case let .write(token, level, membership, next, target):
+        case let .write(token, level, sharpness, membership, next, target):
             return writeOwned(token, target: target, then: next) { core in
-                if let membership { try core.setMixedLevel(level, for: membership) } else { try core.driver.setRealTime(amplitude: level) }
+                if let membership {
+                    try core.setMixedLevel(level, sharpness: sharpness, for: membership)
+                } else {
+                    try core.setStreamSharpness(sharpness)
+                    try core.driver.setRealTime(amplitude: level)
+                }
             }
         case let .hit(token, effect, target):
             return writeOwned(token, target: target, then: now) { core in try core.playFromLibrary(WaveformSequence(effect)) }

@@ -31,6 +31,8 @@ public final class PatternPlayer: Sendable {
         var nextIndex = 0
         var nextHit = 0
         var lastLevel: Double?
+        /// The sharpness written with it (nil: the rendering asks for none).
+        var lastSharpness: Double?
         var playbackRate: Double = 1
         var loopEnabled = false
         var loopEnd: Double = 0
@@ -125,6 +127,15 @@ public final class PatternPlayer: Sendable {
         if scale < 0.999 {
             pattern.mode = .realTime
             pattern.samples = pattern.samples.map { $0 * scale }
+        }
+        // Continuous sharpness reaches the actuator as its drive frequency where the chip has
+        // one to set; elsewhere the report says it does not.
+        if !pattern.driveSharpness.isEmpty {
+            let rendering = engine.sharpnessRendering
+            if rendering.band == nil || pattern.mode != .realTime { pattern.driveSharpness = [] }
+            pattern.warnings.append(
+                rendering.band.map { pattern.mode == .realTime ? $0.summary : "sharpness is not rendered: ROM clicks play at resonance" }
+                    ?? "sharpness of continuous events is not rendered: \(rendering.unavailable)")
         }
         return pattern
     }
