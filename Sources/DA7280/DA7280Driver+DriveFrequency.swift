@@ -46,7 +46,7 @@ extension DA7280Driver: DriveFrequencyControl {
             return
         }
         guard let band = driveFrequencyBand, let configured, let registers = writtenActuator, hz.isFinite else {
-            throw .unsupported("the stream cannot be driven at \(hz) Hz: \(driveFrequencyUnavailable)")
+            throw .unsupported("the stream cannot be driven at a frequency of its own: \(driveFrequencyUnavailable)")
         }
         let target = min(band.upperHz, max(band.lowerHz, hz))
         let period = DA7280Equations.lraPeriodField(hz: target)
@@ -72,16 +72,17 @@ extension DA7280Driver: DriveFrequencyControl {
         }
     }
 
-    /// Tracking, acceleration and rapid stop back as start-up wrote them, and LRA_PER back at
+    /// Tracking, acceleration and rapid stop back as start-up wrote them, then LRA_PER back at
     /// resonance, when a stream had them off; nothing otherwise.
     func restoreTracking() throws(HapticChipError) {
         guard fixedFrequency != nil, let configured, let registers = writtenActuator else { return }
-        if let period = registers.lraPeriod {
-            try write(.lraPeriodHigh, [UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F)])
-        }
+        // Tracking first: LRA_PER written before it would be one more fixed frequency.
         try write(.topConfiguration1, [configured.topConfiguration1, configured.topConfiguration2])
         if configured.topConfiguration5 != configured.atFixedFrequency.topConfiguration5 {
             try write(.topConfiguration5, [configured.topConfiguration5])
+        }
+        if let period = registers.lraPeriod {
+            try write(.lraPeriodHigh, [UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F)])
         }
         written = DA7280WrittenConfiguration(actuator: registers, configuration: configured)
         // Only once the chip has it all back: a failed write leaves it to the next stop.

@@ -76,11 +76,17 @@ public enum DA7280Model {
     /// §5.7.5]; nil (the actuator's own resonance, which the chip tracks) with it on, and for an
     /// ERM, whose drive has no frequency.
     public static func driveHz(_ registers: [UInt8]) -> Double? {
+        fixedPeriod(registers).flatMap(DA7280Equations.frequency(periodField:))
+    }
+
+    /// The LRA_PER field `driveHz` drives at; nil where the chip tracks resonance (or drives an
+    /// ERM). The kernel fixture's `da_model_fixed_period` (0 for nil).
+    public static func fixedPeriod(_ registers: [UInt8]) -> UInt16? {
         let top = DA7280Register.TopConfiguration1(rawValue: registers[Int(DA7280Register.topConfiguration1.rawValue)])
         guard !top.contains(.ermActuator), !top.contains(.frequencyTracking) else { return nil }
         let high = UInt16(registers[Int(DA7280Register.lraPeriodHigh.rawValue)])
         let low = UInt16(registers[Int(DA7280Register.lraPeriodHigh.rawValue) + 1] & 0x7F)
-        return DA7280Equations.frequency(periodField: high << 7 | low)
+        return high << 7 | low
     }
 
     /// `drive(_:)` in whole thousandths, truncated toward zero: what the kernel fixture computes
@@ -254,6 +260,9 @@ extension DA7280Model {
                 "#define DA_MODEL_REG_TOP_CFG2 \(hex(Register.topConfiguration2.rawValue))",
                 "#define DA_MODEL_MEM_DATA_SIGNED \(hex(Register.TopConfiguration2.memoryDataSigned.rawValue))",
                 "#define DA_MODEL_E_MEM_TYPE \(hex(Register.Warning.memoryType.rawValue))",
+                "#define DA_MODEL_REG_LRA_PER_H \(hex(Register.lraPeriodHigh.rawValue))",
+                "#define DA_MODEL_FREQ_TRACK_EN \(hex(Register.TopConfiguration1.frequencyTracking.rawValue))",
+                "#define DA_MODEL_ERM_ACTUATOR \(hex(Register.TopConfiguration1.ermActuator.rawValue))",
                 "",
                 "/* DA7280Model.write: read-only registers keep their value; IRQ_EVENT1 is write-1-to-clear, and",
                 "   clearing E_WARNING or E_SEQ_FAULT clears its diagnosis register. */",
@@ -275,6 +284,15 @@ extension DA7280Model {
                 "\t\tregs[DA_MODEL_REG_WARNING_DIAG] = 0;",
                 "\tif (cleared & DA_MODEL_E_SEQ_FAULT)",
                 "\t\tregs[DA_MODEL_REG_SEQ_DIAG] = 0;",
+                "}",
+                "",
+                "/* DA7280Model.fixedPeriod: the LRA_PER an LRA is driven at with FREQ_TRACK_EN off; 0 where the chip",
+                "   tracks resonance, and for an ERM. */",
+                "static inline int da_model_fixed_period(const u8 *regs)",
+                "{",
+                "\tif (regs[DA_MODEL_REG_TOP_CFG1] & (DA_MODEL_FREQ_TRACK_EN | DA_MODEL_ERM_ACTUATOR))",
+                "\t\treturn 0;",
+                "\treturn regs[DA_MODEL_REG_LRA_PER_H] << 7 | (regs[DA_MODEL_REG_LRA_PER_H + 1] & 0x7F);",
                 "}",
                 "",
                 "/* DA7280Model.drive, in thousandths of ACTUATOR_NOMMAX: nothing while a stopping event is latched",

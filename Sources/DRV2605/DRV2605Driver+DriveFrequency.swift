@@ -86,7 +86,7 @@ extension DRV2605Driver: DriveFrequencyControl {
             return
         }
         guard let band = driveFrequencyBand, hz.isFinite else {
-            throw .unsupported("the stream cannot be driven at \(hz) Hz: \(driveFrequencyUnavailable)")
+            throw .unsupported("the stream cannot be driven at a frequency of its own: \(driveFrequencyUnavailable)")
         }
         let target = min(band.upperHz, max(band.lowerHz, hz))
         let period = Self.periodField(for: target, within: band)

@@ -125,7 +125,9 @@ struct PatternCommand: ParsableCommand {
                 }
             }
             let mixedRendered = mixed.map { renderer.render($0.document.pattern) }
-            let warnings = document.warnings + rendered.warnings + audioWarnings + Self.mixWarnings(mixed, mixedRendered)
+            let warnings =
+                document.warnings + PatternPlayer.warnings(for: rendered, on: session.engine, mixing: !mix.isEmpty) + audioWarnings
+                + Self.mixWarnings(mixed, mixedRendered)
             if !global.json {
                 print(
                     String(

@@ -228,15 +228,18 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
     }
 
     /// Players mixed drive at the loudest one's sharpness: a rumble at sharpness 0.2 keeps its
-    /// frequency under taps mixed into it, and the drive stays within the rating at the sum.
+    /// frequency under taps and a quieter hum of sharpness 0.9 mixed into it, and the drive stays
+    /// within the rating at the sum.
     @Test func aMixDrivesAtTheLoudestPlayersSharpness() throws {
         let (rig, chip) = try Self.da7280()
         var options = PatternPlayer.Options()
         options.mixes = true
         let rumble = HapticPattern(events: [.init(type: .hapticContinuous, time: 0, duration: 1, intensity: 0.6, sharpness: 0.2)])
         let taps = HapticPattern(events: [0.3, 0.6].map { .init(type: .hapticTransient, time: $0, intensity: 0.9, sharpness: 0.9) })
+        // A quieter hum of its own sharpness under the rumble: the rumble's is the one felt.
+        let hum = HapticPattern(events: [.init(type: .hapticContinuous, time: 0.2, duration: 0.6, intensity: 0.2, sharpness: 0.9)])
         let start = rig.clock.now
-        let players = [rumble, taps].map { PatternPlayer(engine: rig.engine, designed: $0, options: options) }
+        let players = [rumble, taps, hum].map { PatternPlayer(engine: rig.engine, designed: $0, options: options) }
         for player in players { player.start(at: start) }
         rig.clock.advance(by: .milliseconds(1200))
         #expect(players.allSatisfy { $0.outcome == .finished })

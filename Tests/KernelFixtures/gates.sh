@@ -341,6 +341,51 @@ gate_da7280_supply() {
         }' "$1"
 }
 
+# Sharpness the actuator renders, through our DA7280 driver on the fixture (the board's LRA at
+# 170 Hz): a 2.2 s continuous event swept from sharpness 0 to 1 drives the LRA at LRA_PER with
+# frequency tracking off. The fixture notes each change of that period (0: tracking). The period
+# is set at least 10 times; the frequency it stands for, 1 / (PERIOD x 1.33332 us), never falls
+# while the sharpness rises, stays within 3.5 % of the resonance (the rated band) and spans at
+# least 7 Hz of it; tracking comes back at the end (the last change 0, TOP_CFG1 with FREQ_TRACK_EN
+# and LRA_PER at the resonance after); the drive never passes the rating (the fixture peak, in
+# thousandths of NOMMAX); the report names the band; an event at sharpness 0.5 sets no period.
+#
+#   gate_da7280_sharpness VALUES   (sweep-exit, periods, peak, said, after, steady-exit,
+#                                   steady-changes)
+gate_da7280_sharpness() {
+    awk "$GATE_AWK$VALUES_AWK"'
+        END {
+            resonance = 170
+            count = split(v["periods"], period, " ")
+            set = 0; falls = 0; outside = 0; low = 0; high = 0
+            for (i = 1; i <= count; i++) {
+                if (period[i] + 0 == 0) continue
+                hz = 1 / (period[i] * 1.33332e-6)
+                if (set > 0 && hz < last - 0.01) falls++
+                if (hz < resonance * 0.965 || hz > resonance * 1.035) outside++
+                if (set == 0 || hz < low) low = hz
+                if (set == 0 || hz > high) high = hz
+                last = hz; set++
+            }
+            split(v["after"], after, " ")
+            top = after[1]; afterPeriod = after[2] * 128 + after[3]
+            tracking = index("89abcdef", substr(top, 2, 1)) > 0
+            restPeriod = int(1 / (resonance * 1.33332e-6) + 0.5)
+            printf "sweep (exit %s): the period set %d times, %.1f-%.1f Hz, falling %d times, %d outside the band, last change %s; drive peak %s permille; the band named %s time(s); after: TOP_CFG1 %s, LRA_PER %d (resonance %d); sharpness 0.5 (exit %s): %s change(s)\n", v["sweep-exit"], set, low, high, falls, outside, period[count], v["peak"], v["said"], top, afterPeriod, restPeriod, v["steady-exit"], v["steady-changes"]
+            bound(v["sweep-exit"] == "0", "the sweep played (exit 0)")
+            bound(set >= 10, "the period set at least 10 times")
+            bound(set > 0 && falls == 0, "the frequency never falls while the sharpness rises")
+            bound(set > 0 && outside == 0, "within 3.5 % of the 170 Hz resonance")
+            bound(high - low >= 7, "spanning at least 7 Hz")
+            bound(count > 0 && period[count] == "0", "tracking back at the end (the last change 0)")
+            bound(tracking && afterPeriod == restPeriod, "after: FREQ_TRACK_EN set, LRA_PER at the resonance")
+            bound(v["peak"] != "" && v["peak"] + 0 <= 1000, "never past the rated drive (peak <= 1000 permille)")
+            bound(v["said"] + 0 >= 1, "the report names the band")
+            bound(v["steady-exit"] == "0" && v["steady-changes"] == "0", "at sharpness 0.5 no period set")
+            verdict()
+        }' "$1"
+}
+
 # Linux's drv260x on the DRV2605L fixture: its probe calibrates (GO polled until the chip clears
 # it), and an FF_RUMBLE of 0xc0c0 from ff-rumble reaches RTP_INPUT as 0xc0 (192: drv260x sends one
 # byte of the magnitude, the low one in 6.1 and the high one in 6.12, so both bytes are 0xc0).

@@ -655,6 +655,28 @@ JSON
         sed 's/^/HIL-DA7280: /' /tmp/da7280-demo.json | tail -8
         fail "DA7280: haptic demo on the DA7280 fixture"
     fi
+    # HIL-SHARPNESS: a continuous event swept from sharpness 0 to 1 through our DA7280 driver, the
+    # fixture noting each LRA_PER it drives at with tracking off; then one at sharpness 0.5.
+    cat > /tmp/sweep.ahap <<'AHAP'
+{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":2.2,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1},{"ParameterID":"HapticSharpness","ParameterValue":0}]}},{"ParameterCurve":{"ParameterID":"HapticSharpnessControl","Time":0,"ParameterCurveControlPoints":[{"Time":0,"ParameterValue":0},{"Time":2.2,"ParameterValue":1}]}}]}
+AHAP
+    cat > /tmp/steady.ahap <<'AHAP'
+{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":0.5,"EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1},{"ParameterID":"HapticSharpness","ParameterValue":0.5}]}}]}
+AHAP
+    echo 1 > $D/fresh_chip
+    echo 1 > $D/period_timeline
+    haptic pattern /tmp/sweep.ahap --board /tmp/da7280-board.json --bus "$DABUS" > /tmp/sweep.out 2>&1
+    record_value da7280-sharpness sweep-exit $?
+    record_value da7280-sharpness periods "$(cat $D/period_timeline)"
+    record_value da7280-sharpness peak "$(cat $D/drive_peak)"
+    record_value da7280-sharpness said "$(grep -c 'sharpness is rendered as the drive frequency' /tmp/sweep.out)"
+    record_value da7280-sharpness after "$(reg 19) $((0x$(reg 10))) $((0x$(reg 11)))"
+    echo 1 > $D/period_timeline
+    haptic pattern /tmp/steady.ahap --board /tmp/da7280-board.json --bus "$DABUS" > /tmp/steady.out 2>&1
+    record_value da7280-sharpness steady-exit $?
+    record_value da7280-sharpness steady-changes "$(wc -w < $D/period_timeline)"
+    echo "HIL-SHARPNESS: haptic pattern sweep.ahap (sharpness 0 to 1 over 2.2 s) on the DA7280 fixture: $(grep -m1 'sharpness is rendered' /tmp/sweep.out | sed 's/^[^:]*: //')"
+    gate HIL-SHARPNESS gate_da7280_sharpness /tmp/record/da7280-sharpness/values || cat /tmp/sweep.out /tmp/steady.out
     # HIL-DEADMAN, DA7280: haptic streaming the long pattern on the DA7280 (DRO) killed with SIGKILL.
     if [ -x /opt/haptics/kill-timed ]; then
         echo 1 > $D/drive_timeline

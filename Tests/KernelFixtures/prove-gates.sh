@@ -330,6 +330,24 @@ if [ -f "$recorded/da7280-model/values" ]; then
     awk '$1 == "agreed" { print "agreed 13"; next } $1 == "shipped" { print "shipped 13"; next } { print }' "$recorded/da7280-model/values" > "$work/da7280-model-values"
     plant "DA7280 model: a script left out of the image" gate_da7280_model "$work/da7280-model-values"
 fi
+if [ -f "$recorded/da7280-sharpness/values" ]; then
+    clean da7280-sharpness gate_da7280_sharpness "$recorded/da7280-sharpness/values"
+    periods=$(value da7280-sharpness periods)
+    plant_value da7280-sharpness gate_da7280_sharpness sweep-exit 1 "sharpness: the sweep exited 1"
+    # Six periods across the band, rising, in it, ending in tracking: set too few times alone.
+    plant_value da7280-sharpness gate_da7280_sharpness periods "4550 4500 4450 4400 4350 4300 0" "sharpness: the period set six times"
+    # Two neighbours swapped: the frequency falls once, everything else as recorded.
+    plant_value da7280-sharpness gate_da7280_sharpness periods "$(echo "$periods" | awk '{ t = $3; $3 = $4; $4 = t; print }')" "sharpness: the frequency falls once"
+    # One more period past the band (4000: 187.5 Hz) before the end.
+    plant_value da7280-sharpness gate_da7280_sharpness periods "$(echo "$periods" | awk '{ $NF = "4000 0"; print }')" "sharpness: a period past the band"
+    # The sweep compressed to its first five periods and the end: the band not spanned.
+    plant_value da7280-sharpness gate_da7280_sharpness periods "$(echo "$periods" | awk '{ print $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0 }')" "sharpness: under 7 Hz spanned"
+    plant_value da7280-sharpness gate_da7280_sharpness periods "$(echo "$periods" | awk '{ NF = NF - 1; print }')" "sharpness: tracking not back at the end"
+    plant_value da7280-sharpness gate_da7280_sharpness after "16 34 60" "sharpness: TOP_CFG1 left without FREQ_TRACK_EN"
+    plant_value da7280-sharpness gate_da7280_sharpness peak 1080 "sharpness: driven 8 % past the rating"
+    plant_value da7280-sharpness gate_da7280_sharpness said 0 "sharpness: the band not named"
+    plant_value da7280-sharpness gate_da7280_sharpness steady-changes 2 "sharpness: a period set at sharpness 0.5"
+fi
 if [ -f "$recorded/da7280-supply/values" ]; then
     clean da7280-supply gate_da7280_supply "$recorded/da7280-supply/values"
     plant_value da7280-supply gate_da7280_supply uvlo-exit 0 "DA7280 supply: played below the lock-out"

@@ -140,6 +140,12 @@ public final class PatternPlayer: Sendable {
         return pattern
     }
 
+    /// What a player on `engine` would report about `rendered` before it plays: the rendering's
+    /// warnings, and how this chip renders its sharpness (the drive-frequency band, or why not).
+    public static func warnings(for rendered: RenderedPattern, on engine: HapticEngine, mixing: Bool = false) -> [String] {
+        playable(rendered, on: engine, mixing: mixing).warnings
+    }
+
     /// The rendering played now (under `state`'s lock).
     func playing(_ state: State) -> RenderedPattern { state.rendering ?? pattern }
 

@@ -38,6 +38,9 @@ static const u8 da_model_read_only[] = { 0x00, 0x04, 0x05, 0x06, 0x2C };
 #define DA_MODEL_REG_TOP_CFG2 0x14
 #define DA_MODEL_MEM_DATA_SIGNED 0x10
 #define DA_MODEL_E_MEM_TYPE 0x10
+#define DA_MODEL_REG_LRA_PER_H 0x0A
+#define DA_MODEL_FREQ_TRACK_EN 0x08
+#define DA_MODEL_ERM_ACTUATOR 0x20
 
 /* DA7280Model.write: read-only registers keep their value; IRQ_EVENT1 is write-1-to-clear, and
    clearing E_WARNING or E_SEQ_FAULT clears its diagnosis register. */
@@ -59,6 +62,15 @@ static inline void da_model_write(u8 *regs, u8 reg, u8 value)
 		regs[DA_MODEL_REG_WARNING_DIAG] = 0;
 	if (cleared & DA_MODEL_E_SEQ_FAULT)
 		regs[DA_MODEL_REG_SEQ_DIAG] = 0;
+}
+
+/* DA7280Model.fixedPeriod: the LRA_PER an LRA is driven at with FREQ_TRACK_EN off; 0 where the chip
+   tracks resonance, and for an ERM. */
+static inline int da_model_fixed_period(const u8 *regs)
+{
+	if (regs[DA_MODEL_REG_TOP_CFG1] & (DA_MODEL_FREQ_TRACK_EN | DA_MODEL_ERM_ACTUATOR))
+		return 0;
+	return regs[DA_MODEL_REG_LRA_PER_H] << 7 | (regs[DA_MODEL_REG_LRA_PER_H + 1] & 0x7F);
 }
 
 /* DA7280Model.drive, in thousandths of ACTUATOR_NOMMAX: nothing while a stopping event is latched

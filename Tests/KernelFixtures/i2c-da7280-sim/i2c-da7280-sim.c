@@ -18,6 +18,9 @@
  *   dro_writes        read-only: writes that changed the drive (TOP_CTL1 or TOP_CTL2)
  *   drive_timeline    "NS PERMILLE" for each change of the register-driven drive (DRO), on the
  *                     monotonic clock; writing anything clears it
+ *   period_timeline   each change of the LRA_PER the LRA is driven at with frequency tracking off
+ *                     (da_model_fixed_period; 0: tracking, at resonance), in order, on one line (the
+ *                     last 256); writing anything clears it
  *   sequences_played  read-only: sequences SEQ_START started from the waveform memory (RTWM)
  *   sequence_timeline read-only: the last one's drive, "microseconds:permille" level changes from its
  *                     trigger (then "stopped:MICROSECONDS" if it was cut short); drive_peak counts it
@@ -83,6 +86,44 @@ static int supply_mv = 3300;
 #include "drive-timeline.h"
 static int sequences_played;
 module_param(sequences_played, int, 0444);
+
+/* The drive frequency as it changes: the fixed LRA_PER (0 while the chip tracks resonance). */
+#define PERIOD_TIMELINE_SLOTS 256
+static int period_timeline_value[PERIOD_TIMELINE_SLOTS];
+static unsigned int period_timeline_count;
+static int period_timeline_last;
+
+static void period_timeline_note(int period)
+{
+	if (period == period_timeline_last)
+		return;
+	period_timeline_last = period;
+	period_timeline_value[period_timeline_count % PERIOD_TIMELINE_SLOTS] = period;
+	period_timeline_count++;
+}
+
+static int period_timeline_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned int index, first = period_timeline_count > PERIOD_TIMELINE_SLOTS ? period_timeline_count - PERIOD_TIMELINE_SLOTS : 0;
+	int length = 0;
+
+	/* At most 256 values of at most 5 digits and a space: well within the page. */
+	for (index = first; index < period_timeline_count; index++)
+		length += scnprintf(buffer + length, PAGE_SIZE - length, "%s%d", index > first ? " " : "",
+				    period_timeline_value[index % PERIOD_TIMELINE_SLOTS]);
+	length += scnprintf(buffer + length, PAGE_SIZE - length, "\n");
+	return length;
+}
+
+static int period_timeline_set(const char *value, const struct kernel_param *kp)
+{
+	period_timeline_count = 0;
+	return 0;
+}
+
+static const struct kernel_param_ops period_timeline_ops = { .get = period_timeline_get, .set = period_timeline_set };
+module_param_cb(period_timeline, &period_timeline_ops, NULL, 0644);
+MODULE_PARM_DESC(period_timeline, "each change of the fixed LRA_PER (0: tracking), in order; write to clear");
 
 static void power_on(struct da_sim *sim)
 {
@@ -167,6 +208,7 @@ static void update(struct da_sim *sim)
 	int drive = da_model_drive_permille(sim->regs);
 	u8 fault = 0;
 
+	period_timeline_note(da_model_fixed_period(sim->regs));
 	if (sim->sequence_end && (sim->regs[DA_MODEL_REG_IRQ_EVENT1] & DA_MODEL_STOPS_DRIVING))
 		stop_sequence(sim);
 	if (sim->sequence_end) {
