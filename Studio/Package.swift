@@ -41,6 +41,7 @@ let package = Package(
                 .product(name: "DRV2605Simulator", package: root),
                 .product(name: "HapticsSimulation", package: root),
                 .product(name: "HardwareAccess", package: root),
+                .product(name: "HardwareSimulation", package: root),
                 .product(name: "LinuxHardware", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

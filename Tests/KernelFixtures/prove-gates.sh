@@ -344,6 +344,7 @@ if [ -f "$recorded/da7280-sharpness/values" ]; then
     plant_value da7280-sharpness gate_da7280_sharpness periods "$(echo "$periods" | awk '{ print $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0 }')" "sharpness: under 7 Hz spanned"
     plant_value da7280-sharpness gate_da7280_sharpness periods "$(echo "$periods" | awk '{ NF = NF - 1; print }')" "sharpness: tracking not back at the end"
     plant_value da7280-sharpness gate_da7280_sharpness after "16 34 60" "sharpness: TOP_CFG1 left without FREQ_TRACK_EN"
+    plant_value da7280-sharpness gate_da7280_sharpness after "1e 34 61" "sharpness: LRA_PER left one step off the resonance"
     plant_value da7280-sharpness gate_da7280_sharpness peak 1080 "sharpness: driven 8 % past the rating"
     plant_value da7280-sharpness gate_da7280_sharpness said 0 "sharpness: the band not named"
     plant_value da7280-sharpness gate_da7280_sharpness steady-changes 2 "sharpness: a period set at sharpness 0.5"

@@ -10,6 +10,7 @@ import HapticEffects
 import Haptics
 import HapticsSimulation
 import HardwareAccess
+import HardwareSimulation
 import LinuxHardware
 
 /// The chip the studio plays on: the board's first chip through Linux, or a simulated chip on the
@@ -49,6 +50,34 @@ public final class StudioDevice: Sendable {
         return StudioDevice(
             engine: chip.engine, origin: opened.origin(of: chip, simulated: simulate), actuator: chip.actuator,
             simulatedChip: simulated?.chips[chip.name])
+    }
+
+    /// The longest stretch `recordedMotion` turns into motion (the resonator is stepped at 64 kHz).
+    public static let longestMotionSeconds = 30.0
+
+    /// The simulated actuator's motion model (`ActuatorPhysics`): its LRA at the simulated
+    /// chip's resonance, or the coin ERM; nil on a board.
+    public var physics: ActuatorPhysics? {
+        guard let chip = simulatedChip else { return nil }
+        return ActuatorPhysics.typical(lra: actuator == .lra ? chip.actuator.resonantHz : nil)
+    }
+
+    /// The acceleration the simulated actuator gave from `start`, in g: its peak in each 1/`rate`
+    /// of a second for `seconds` (at most `longestMotionSeconds`), from the chip's record through
+    /// the motion model, the drive frequency included. Nil on a board, whose actuator cannot be
+    /// observed.
+    public func recordedMotion(from start: ClockInstant, seconds: Double, rate: Double) -> [Double]? {
+        guard let chip = simulatedChip, let physics, seconds.isFinite, seconds > 0, rate > 0 else { return nil }
+        let length = min(seconds, Self.longestMotionSeconds)
+        guard let record = try? engine.withDriver({ _ in chip.output }) else { return nil }
+        let samples = physics.simulate(record, from: start, to: start.advanced(by: .secondsClamped(length)))
+        let count = max(1, Int(length * rate) + 1)
+        var envelope = [Double](repeating: 0, count: count)
+        for sample in samples {
+            let index = min(count - 1, Int(sample.time * rate))
+            envelope[index] = max(envelope[index], abs(sample.accelerationG))
+        }
+        return envelope
     }
 
     /// What the actuator did from `start`, sampled `rate` times a second for `seconds`: the

@@ -92,6 +92,12 @@ public final class StudioPlayback: Sendable {
         public var rate: Double
         /// Drive level, 0...1 of full scale (negative: brake, in open loop).
         public var levels: [Double]
+        /// On the simulated chip: the acceleration the actuator gave, in g, its peak in each
+        /// sample (`StudioDevice.recordedMotion`: the drive frequency and the actuator's response
+        /// included), so that what the live sliders did is seen as felt; nil on a board.
+        public var accelerationG: [Double]?
+        /// The actuator's acceleration at full rated drive at resonance, in g: the plot's full scale.
+        public var ratedAccelerationG: Double?
     }
 
     /// The answer to a render: the pattern's curves and the simulated actuator, row by row.
@@ -204,7 +210,12 @@ public final class StudioPlayback: Sendable {
         let bus = device.engine.statistics.bus
         let drive =
             device.recordedDrive(from: start, seconds: played, rate: pattern.rate)
-            .map { DriveTrace(source: "simulated chip", rate: pattern.rate, levels: $0) }
+            .map {
+                DriveTrace(
+                    source: "simulated chip", rate: pattern.rate, levels: $0,
+                    accelerationG: device.recordedMotion(from: start, seconds: played, rate: pattern.rate),
+                    ratedAccelerationG: device.physics?.ratedAccelerationG)
+            }
             ?? DriveTrace(source: "rendered", rate: pattern.rate, levels: pattern.intensity)
         return PlayReport(
             file: name, format: document.format.rawValue, curveTimes: document.curveTimes.rawValue,

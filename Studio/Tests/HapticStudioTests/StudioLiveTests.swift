@@ -69,6 +69,13 @@ import Testing
         #expect(live.handle(#"{"type":"vary","seq":3}"#).type == "error")
         let report = await playing.value
         #expect(report.outcome == "finished")
+        // The plot the page draws: the actuator's acceleration, halved from the slider's move on.
+        let motion = try #require(report.drive.accelerationG, "no acceleration on the simulated chip")
+        let rate = report.drive.rate
+        let full = motion.prefix(Int(1.4 * rate)).max() ?? 0
+        let late = motion[Int(1.0 * rate)..<Int(1.4 * rate)].max() ?? 0
+        #expect(full > 0.5 * (report.drive.ratedAccelerationG ?? 0), "\(full) g at most")
+        #expect(abs(late / full - 0.5) < 0.05, "\(late) g after the slider, \(full) g before")
     }
 
     @Test func messagesAreAnsweredAndTimed() async throws {
