@@ -99,7 +99,7 @@ public struct DriveFrequencyBand: Sendable, Equatable {
     }
 
     /// What a rendering report says about the band, e.g. "sharpness is rendered as the drive
-    /// frequency, 170.1-180.2 Hz ...".
+    /// frequency, 165.4-175.4 Hz around the resonance at 170 Hz ...".
     public var summary: String {
         "sharpness is rendered as the drive frequency, \(Self.hertz(lowerHz))-\(Self.hertz(upperHz)) Hz around the resonance at "
             + "\(Self.hertz(resonantHz)) Hz: the band where the rated voltage keeps the acceleration within 2.5 dB of resonance's "
@@ -125,7 +125,8 @@ public protocol DriveFrequencyControl: HapticChipDriver {
     var driveFrequencyBand: DriveFrequencyBand? { get }
     /// Why `driveFrequencyBand` is nil, for the rendering report.
     var driveFrequencyUnavailable: String { get }
-    /// The frequency the stream is driven at now; nil: at resonance, as the chip tracks it.
+    /// The frequency the stream was last set to (within the band; a chip with coarse period steps
+    /// drives the nearest step inside it); nil: at resonance, as the chip tracks it.
     var driveFrequency: Double? { get }
     /// Drives the real-time stream at `hz` (limited to the band) from the next level on, each
     /// level (a share of the rated acceleration at resonance) made up for the distance from

@@ -34,8 +34,9 @@ public struct RenderedPattern: Sendable, Equatable {
     public var sharpness: [Double]
     /// The sharpness each update of the stream asks the actuator for, where a chip renders it
     /// as its drive frequency (`DriveFrequencyControl`): the loudest continuous event's, with the
-    /// sharpness control added, 0.5 (resonance) where none plays. Empty when every continuous
-    /// event is at 0.5 and nothing controls sharpness: the stream plays at resonance, as always.
+    /// sharpness control added; where none plays, the sharpness around it held (a frequency
+    /// changed under no drive moves nothing). Empty when every continuous event is at 0.5 and
+    /// nothing controls sharpness: the stream plays at resonance, as it always did.
     public var driveSharpness: [Double] = []
     /// The pattern's designed length.
     public var designedSeconds: Double

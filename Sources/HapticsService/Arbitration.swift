@@ -70,6 +70,9 @@ public enum FeedbackProfile: String, Codable, Sendable, CaseIterable, Comparable
 /// - Equal or higher importance replaces what plays: the newest UI feedback is the one the
 ///   user's finger is on.
 /// - The effective profile is the quieter of the global one and the application's.
+/// - Patterns that ask to mix (`ServiceRequest.mix`) play together when both asked and are of the
+///   same importance: the newcomer joins what plays (`mixed`) instead of replacing it, as Core
+///   Haptics' engine plays several players at once. Any other admitted request replaces them all.
 public struct ServiceArbiter: Sendable {
     /// Everyone's profile (`haptic profile --global`, or the daemon's option).
     public var globalProfile: FeedbackProfile = .full
@@ -94,9 +97,13 @@ public struct ServiceArbiter: Sendable {
         public var client: Int
         /// When it will have finished by itself.
         public var until: ClockInstant
+        /// A pattern that asked to mix with others (`ServiceRequest.mix`).
+        public var mixes = false
     }
     /// What plays, as far as arbitration knows (it may have ended by itself: see `current(at:)`).
     public private(set) var playing: Playing?
+    /// The patterns mixed with `playing`, each another client's (all of `playing`'s importance).
+    public private(set) var mixed: [Playing] = []
 
     /// Whether a request may play, and if not why.
     public enum Verdict: Sendable, Equatable {
@@ -121,9 +128,12 @@ public struct ServiceArbiter: Sendable {
     /// `length`, at `now`. On `.play` the request becomes what is playing. `profile` is the
     /// request's own hint (feedbackd's `profile`): it can make the request quieter, never louder.
     /// `checksProfile` false leaves the profile out (a theme already chose by it).
+    /// `mixes`: a pattern that asks to mix; it joins a mixing pattern of the same importance
+    /// that plays (`mixed`), which goes on.
     public mutating func admit(
         _ importance: Importance, app: String, client: Int, important: Bool = false,
-        length: Duration, now: ClockInstant, profile hint: FeedbackProfile? = nil, checksProfile: Bool = true
+        length: Duration, now: ClockInstant, profile hint: FeedbackProfile? = nil, checksProfile: Bool = true,
+        mixes: Bool = false
     ) -> Verdict {
         let profile = min(effectiveProfile(for: app), hint ?? .full)
         let overrides = important && allowsImportant(for: app) && importance >= .call
@@ -134,32 +144,47 @@ public struct ServiceArbiter: Sendable {
                 : profile == globalProfile && (appProfiles[app] ?? .full) >= globalProfile ? "the global profile" : "\(app)'s profile"
             return .drop("\(whose) is \(profile.rawValue), and \(importance.rawValue) feedback plays only in \(importance.quietestProfile.rawValue) or louder")
         }
-        if let current = playing, now < current.until, current.importance > importance {
+        forgetEnded(at: now)
+        if let current = playing, current.importance > importance {
             return .drop("a \(current.importance.rawValue) feedback of \(current.app) is playing, and \(importance.rawValue) feedback does not interrupt it")
         }
-        playing = Playing(importance: importance, app: app, client: client, until: now.advanced(by: length))
+        let newcomer = Playing(importance: importance, app: app, client: client, until: now.advanced(by: length), mixes: mixes)
+        if mixes, let current = playing, current.mixes, current.importance == importance, current.client != client {
+            mixed.append(newcomer)
+            return .play
+        }
+        playing = newcomer
+        mixed = []
         return .play
+    }
+
+    /// Forgets what has finished by itself; a mixed pattern outliving the first takes its place.
+    private mutating func forgetEnded(at now: ClockInstant) {
+        mixed.removeAll { now >= $0.until }
+        if let current = playing, now >= current.until { playing = mixed.isEmpty ? nil : mixed.removeFirst() }
     }
 
     /// What plays at `now`, if anything (finished feedback is forgotten).
     public mutating func current(at now: ClockInstant) -> Playing? {
-        if let current = playing, now >= current.until { playing = nil }
+        forgetEnded(at: now)
         return playing
     }
 
     /// Keeps what `client` plays for longer (a feedback repeated until it is ended).
     public mutating func extend(client: Int, until instant: ClockInstant) {
         if playing?.client == client { playing?.until = instant }
+        for index in mixed.indices where mixed[index].client == client { mixed[index].until = instant }
     }
 
-    /// A feedback ended early (stopped, failed): the actuator is free.
+    /// A feedback ended early (stopped, failed): what it had of the actuator is free (a pattern
+    /// mixed with it plays on, in its place).
     public mutating func ended(client: Int) {
-        if playing?.client == client { playing = nil }
+        mixed.removeAll { $0.client == client }
+        if playing?.client == client { playing = mixed.isEmpty ? nil : mixed.removeFirst() }
     }
 
-    /// Whether what plays belongs to `client` (its leaving must stop the actuator).
+    /// Whether what plays belongs to `client` (its leaving must stop the actuator), mixed or not.
     public func isPlaying(client: Int, at now: ClockInstant) -> Bool {
-        guard let current = playing else { return false }
-        return current.client == client && now < current.until
+        ([playing].compactMap { $0 } + mixed).contains { $0.client == client && now < $0.until }
     }
 }

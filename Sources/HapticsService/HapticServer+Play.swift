@@ -129,12 +129,15 @@ extension HapticServer {
             seconds = player.duration
             sequencePlayer = player
         }
+        // Only a pattern mixes: a feedback, an effect or a sequence takes the chip as before.
+        let mixes: Bool
+        if case .pattern = item { mixes = request.mix ?? false } else { mixes = false }
         // A themed event's profile was the theme's to decide (the part it is in).
         let themed = request.event.map { event in currentTheme?.events.contains(event) == true } ?? false
         let verdict = arbiter.withLock {
             $0.admit(
                 importance, app: client.app, client: client.id, important: request.important ?? false,
-                length: .secondsClamped(seconds), now: received, checksProfile: !themed)
+                length: .secondsClamped(seconds), now: received, checksProfile: !themed, mixes: mixes)
         }
         if case let .drop(reason) = verdict {
             counts.withLock { $0.dropped += 1 }
@@ -151,8 +154,11 @@ extension HapticServer {
             }
             return answer(engine.play(feedback), client: client)
         case let .pattern(_, source, _):
-            // As designed, so that `parameters` can vary it while it plays (HapticServer+Parameters).
-            let player = PatternPlayer(engine: engine, designed: source.pattern)
+            // As designed, so that `parameters` can vary it while it plays (HapticServer+Parameters);
+            // mixed into the engine's stream beside other clients' when it asked to mix.
+            var playerOptions = PatternPlayer.Options()
+            playerOptions.mixes = mixes
+            let player = PatternPlayer(engine: engine, designed: source.pattern, options: playerOptions)
             livePatterns.withLock { $0[client.app] = player }
             defer { livePatterns.withLock { if $0[client.app] === player { $0[client.app] = nil } } }
             player.start()

@@ -293,12 +293,18 @@ public final class HapticServer: Sendable {
     }
 
     private func stopClient(_ client: Client) -> ServiceReply {
-        let mine = arbiter.withLock { arbiter -> Bool in
-            let mine = arbiter.isPlaying(client: client.id, at: engine.clock.now)
+        let (mine, othersPlay) = arbiter.withLock { arbiter -> (Bool, Bool) in
+            let now = engine.clock.now
+            let mine = arbiter.isPlaying(client: client.id, at: now)
             if mine { arbiter.ended(client: client.id) }
-            return mine
+            return (mine, arbiter.current(at: now) != nil)
         }
-        if mine { engine.stop() }
+        // Mixed with other clients' patterns: only this one's leaves the mix, the others play on.
+        if mine, othersPlay, let player = livePatterns.withLock({ $0[client.app] }) {
+            player.stop()
+        } else if mine {
+            engine.stop()
+        }
         return ServiceReply(id: nil, ok: true, reason: mine ? "stopped" : "nothing of yours was playing")
     }
 
@@ -307,7 +313,8 @@ public final class HapticServer: Sendable {
     private func stopEverything(for client: Client) -> ServiceReply {
         let playing = arbiter.withLock { arbiter -> String? in
             guard let current = arbiter.current(at: engine.clock.now) else { return nil }
-            arbiter.ended(client: current.client)
+            // The patterns mixed with it too: each one's client ended, until nothing plays.
+            while let next = arbiter.current(at: engine.clock.now) { arbiter.ended(client: next.client) }
             return current.app
         }
         let triggers = triggered.runs.withLock { Array($0.keys) }

@@ -69,6 +69,10 @@ public struct ServiceRequest: Sendable, Equatable {
     /// Asks to play even where the profile would silence it (alarm clocks); honoured only for
     /// alarm and call importance and when the daemon allows it.
     public var important: Bool?
+    /// For a `pattern` play: mix it with the patterns other clients play that asked the same, as
+    /// Core Haptics' engine mixes its players (summed, clipped to full scale), where the
+    /// arbitration allows both: the same importance. Otherwise it is arbitrated as any play.
+    public var mix: Bool?
     /// For `profile`.
     public var profile: FeedbackProfile?
     /// For `profile`: `app` (the default) or `global`; for `stop`: `global` stops every client's.

@@ -25,6 +25,33 @@ import Testing
         #expect(arbiter.admit(.ambient, app: "game", client: 4, length: .milliseconds(20), now: at(1700)) == .play)
     }
 
+    /// Patterns that ask to mix play together at the same importance; either ending leaves the
+    /// other; a play that does not mix, and a more important one, replace them all; a mixing
+    /// pattern of another importance is arbitrated as any play.
+    @Test func mixingPatternsOfOneImportancePlayTogether() {
+        var arbiter = ServiceArbiter()
+        #expect(arbiter.admit(.ambient, app: "game", client: 1, length: .seconds(2), now: at(0), mixes: true) == .play)
+        #expect(arbiter.admit(.ambient, app: "music", client: 2, length: .seconds(3), now: at(100), mixes: true) == .play)
+        #expect(arbiter.current(at: at(200))?.client == 1, "the first plays on")
+        #expect(arbiter.isPlaying(client: 1, at: at(200)) && arbiter.isPlaying(client: 2, at: at(200)))
+        arbiter.ended(client: 1)
+        #expect(arbiter.current(at: at(300))?.client == 2, "the mixed one plays on alone")
+        #expect(arbiter.admit(.ambient, app: "game", client: 1, length: .seconds(1), now: at(400), mixes: true) == .play)
+        // Past its own end the first is forgotten and the second still plays.
+        #expect(arbiter.current(at: at(1500))?.client == 2)
+        #expect(!arbiter.isPlaying(client: 1, at: at(1500)))
+        // Without mix, the same importance replaces every mixed pattern.
+        #expect(arbiter.admit(.ambient, app: "game", client: 1, length: .seconds(1), now: at(1600), mixes: true) == .play)
+        #expect(arbiter.admit(.ambient, app: "video", client: 3, length: .milliseconds(100), now: at(1700)) == .play)
+        #expect(!arbiter.isPlaying(client: 1, at: at(1710)) && !arbiter.isPlaying(client: 2, at: at(1710)))
+        // A mixing pattern of more importance does not join: it replaces.
+        #expect(arbiter.admit(.ui, app: "a", client: 4, length: .seconds(1), now: at(2000), mixes: true) == .play)
+        #expect(arbiter.admit(.notification, app: "b", client: 5, length: .seconds(1), now: at(2100), mixes: true) == .play)
+        #expect(!arbiter.isPlaying(client: 4, at: at(2200)) && arbiter.isPlaying(client: 5, at: at(2200)))
+        // Nor does one of less: it is dropped, as without mix.
+        #expect(arbiter.admit(.ui, app: "a", client: 4, length: .seconds(1), now: at(2300), mixes: true) != .play)
+    }
+
     @Test func newerUIFeedbackReplacesOlder() {
         var arbiter = ServiceArbiter()
         #expect(arbiter.admit(.ui, app: "kiosk", client: 1, length: .milliseconds(100), now: at(0)) == .play)

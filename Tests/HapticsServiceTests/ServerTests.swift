@@ -259,6 +259,53 @@ extension ServiceRequest {
         #expect(!late.ok && late.outcome == "not-sent", "sent to a pattern that has ended: \(late)")
     }
 
+    /// Two clients' patterns that ask to mix play together: the chip is driven at the sum of both,
+    /// each reply `played`; one client's leaving takes only its own out; a play of the same
+    /// importance that does not mix takes the chip from both, each told its pattern was dropped.
+    @Test func twoClientsPatternsThatMixPlayTogether() throws {
+        defer { server.stop() }
+        let quiet = continuousAHAP.replacingOccurrences(of: "\"ParameterValue\": 1.0", with: "\"ParameterValue\": 0.4")
+        func mixing(_ app: String) throws -> UnixConnection {
+            let connection = try UnixConnection.connect(to: path)
+            var play = ServiceRequest(.play)
+            play.pattern = quiet
+            play.app = app
+            play.mix = true
+            play.importance = .ambient
+            try connection.send(try ServiceFrame.encode(play))
+            return connection
+        }
+        func reply(_ connection: UnixConnection) throws -> ServiceReply {
+            try ServiceFrame.decode(ServiceReply.self, from: try #require(try connection.readFrame(timeout: .seconds(3))))
+        }
+        let game = try mixing("org.example.Game")
+        #expect(eventually { level() > 0.3 }, "the first pattern never started")
+        let music = try mixing("org.example.Music")
+        #expect(eventually { level() > 0.7 }, "the second did not join the mix: \(level())")
+        #expect(abs(level() - 0.8) <= 1.0 / 127 + 1e-9, "\(level()): not the sum of 0.4 and 0.4")
+        // The game leaves: the music plays on at its own level, and its reply is `played`.
+        game.close()
+        #expect(eventually { abs(level() - 0.4) <= 1.0 / 127 + 1e-9 }, "\(level()) after one client left")
+        #expect(try reply(music).outcome == "played")
+        #expect(eventually { level() == 0 })
+        // Two again, and a pattern of the same importance that does not mix replaces both.
+        let first = try mixing("org.example.Game")
+        #expect(eventually { level() > 0.3 })
+        let second = try mixing("org.example.Music")
+        #expect(eventually { level() > 0.7 })
+        let other = try HapticServiceClient(socketPath: path)
+        var alone = ServiceRequest(.play)
+        alone.pattern = continuousAHAP.replacingOccurrences(of: "1.5", with: "0.2")
+        alone.importance = .ambient
+        alone.app = "org.example.Video"
+        #expect(try other.send(alone).outcome == "played")
+        for connection in [first, second] {
+            let end = try reply(connection)
+            #expect(end.outcome == "dropped" && end.reason?.contains("preempted") == true, "\(end)")
+        }
+        #expect(eventually { level() == 0 })
+    }
+
     /// A stopped daemon admits nobody, even when the next daemon's socket is opened at once (the
     /// old accept loop once took clients of the next test's socket and hung up on them).
     @Test func aStoppedServerLeavesTheNextServersClientsAlone() throws {

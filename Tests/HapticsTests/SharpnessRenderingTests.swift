@@ -196,6 +196,42 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
         #expect(chip.output.level(at: rig.clock.now) == 0)
     }
 
+    /// A stream that ends awake (`endRealTimePlayback(standby: false)`, as a driver's user other
+    /// than the engine may end it) gives the configured loop back at once, not at the next
+    /// standby: a ROM effect right after it plays in closed loop at the configured period.
+    @Test func aDRV2605LStreamEndedAwakeIsBackInClosedLoop() throws {
+        let rig = try EngineRig()
+        let configured = (rig.chip.registers[.control3], rig.chip.registers[.lraOpenLoopPeriod])
+        try rig.engine.withDriver { driver in
+            try driver.beginRealTimePlayback()
+            try driver.setDriveFrequency(172)
+            try driver.setRealTime(amplitude: 0.5)
+            #expect(rig.chip.registers[Control3Register.self].lraOpenLoop)
+            try driver.endRealTimePlayback(standby: false)
+        }
+        #expect(!rig.chip.registers[ModeRegister.self].standby, "ended awake")
+        #expect((rig.chip.registers[.control3], rig.chip.registers[.lraOpenLoopPeriod]) == configured)
+        #expect(rig.chip.output.level(at: rig.clock.now) == 0)
+    }
+
+    /// The same on a DA7280: tracking, acceleration and rapid stop back, and LRA_PER at resonance,
+    /// as soon as the stream ends awake (the waveform memory's data type matches again).
+    @Test func aDA7280StreamEndedAwakeTracksAgain() throws {
+        let clock = VirtualClock()
+        let chip = SimulatedDA7280(clock: clock)
+        let driver = DA7280Driver(bus: chip, actuator: .sparkFunQwiicLRA, clock: clock)
+        try driver.start()
+        let configured = [chip[.topConfiguration1], chip[.topConfiguration2], chip[.lraPeriodHigh]]
+        try driver.beginRealTimePlayback()
+        try driver.setDriveFrequency(167)
+        try driver.setRealTime(amplitude: 0.5)
+        #expect(DA7280Model.driveHz(chip.registers).map { abs($0 - 167) < 0.1 } == true)
+        try driver.endRealTimePlayback(standby: false)
+        #expect(driver.power == .ready, "ended awake")
+        #expect([chip[.topConfiguration1], chip[.topConfiguration2], chip[.lraPeriodHigh]] == configured)
+        #expect(DA7280Model.driveHz(chip.registers) == nil && chip.drive == 0)
+    }
+
     /// A pattern at sharpness 0.5 plays as it always did: no frequency is set, nothing but the
     /// stream's levels on the bus.
     @Test func aPatternAtResonanceSetsNoFrequency() throws {
