@@ -116,7 +116,7 @@ public struct DA7280ActuatorRegisters: Sendable, Hashable {
     /// The registers from `burstStart` to CALIB_V2I_L in order (FRQ_LRA_PER_H/L for an LRA,
     /// ACTUATOR1-3, CALIB_V2I_H/L): one write.
     public func burst() -> [UInt8] {
-        let period = lraPeriod.map { [UInt8(truncatingIfNeeded: $0 >> 7), UInt8($0 & 0x7F)] } ?? []
+        let period = lraPeriod.map(DA7280Equations.periodBytes) ?? []
         return period + [nominalMaximum, absoluteMaximum, currentMaximum, UInt8(v2iFactor >> 8), UInt8(v2iFactor & 0xFF)]
     }
 }
@@ -158,6 +158,10 @@ public enum DA7280Equations {
     /// LRA_PER = 1 / (f × 1.33332 µs), 15 bits.
     public static func lraPeriodField(hz: Double) -> UInt16 {
         UInt16(min(0x7FFF, (1 / (hz * periodStep)).rounded()))
+    }
+    /// FRQ_LRA_PER_H and FRQ_LRA_PER_L for a 15-bit LRA_PER: PER[14:7], PER[6:0] [DS eq. 8-9].
+    public static func periodBytes(_ period: UInt16) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F)]
     }
     /// The frequency a LRA_PER value stands for.
     public static func frequency(periodField: UInt16) -> Double? {

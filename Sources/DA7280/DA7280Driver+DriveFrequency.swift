@@ -11,15 +11,18 @@ import HardwareAccess
 /// is made up for the distance from resonance (`ResonantResponse.drive(for:at:)`) and limited
 /// to the rating. The stream's end, a stop and standby give tracking back.
 extension DA7280Driver: DriveFrequencyControl {
-    /// The actuator's resonance and assumed Q, for an LRA.
-    var resonantResponse: ResonantResponse? {
+    /// `actuator`'s resonance and assumed Q, for an LRA.
+    static func resonantResponse(of actuator: DA7280Actuator) -> ResonantResponse? {
         guard actuator.kind == .lra, let hz = actuator.resonantHz else { return nil }
         return ResonantResponse(resonantHz: hz)
     }
 
+    /// The actuator's resonance and assumed Q, for an LRA.
+    var resonantResponse: ResonantResponse? { Self.resonantResponse(of: actuator) }
+
     /// The rated band around the LRA's resonance (`DriveFrequencyBand.rated`); nil for an ERM.
     /// It lies well inside the 25 % from resonance past which the chip faults [DS §5.3].
-    public var driveFrequencyBand: DriveFrequencyBand? { resonantResponse.map { DriveFrequencyBand.rated($0) } }
+    public var driveFrequencyBand: DriveFrequencyBand? { ratedBand }
 
     public var driveFrequencyUnavailable: String {
         "an ERM has no drive frequency: its vibration follows its speed, so only the transients' shape renders sharpness"
@@ -51,7 +54,7 @@ extension DA7280Driver: DriveFrequencyControl {
         let target = min(band.upperHz, max(band.lowerHz, hz))
         let period = DA7280Equations.lraPeriodField(hz: target)
         if fixedFrequency.map(DA7280Equations.lraPeriodField(hz:)) != period {
-            try write(.lraPeriodHigh, [UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F)])
+            try write(.lraPeriodHigh, DA7280Equations.periodBytes(period))
         }
         let entering = fixedFrequency == nil
         fixedFrequency = target
@@ -82,7 +85,7 @@ extension DA7280Driver: DriveFrequencyControl {
             try write(.topConfiguration5, [configured.topConfiguration5])
         }
         if let period = registers.lraPeriod {
-            try write(.lraPeriodHigh, [UInt8(truncatingIfNeeded: period >> 7), UInt8(period & 0x7F)])
+            try write(.lraPeriodHigh, DA7280Equations.periodBytes(period))
         }
         written = DA7280WrittenConfiguration(actuator: registers, configuration: configured)
         // Only once the chip has it all back: a failed write leaves it to the next stop.

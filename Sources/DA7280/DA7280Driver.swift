@@ -83,6 +83,9 @@ public final class DA7280Driver: HapticChipDriver {
     var fixedFrequency: Double?
     /// The level the stream was last asked for (before any making up for the frequency).
     var lastAmplitude = 0.0
+    /// The actuator's rated drive-frequency band (`driveFrequencyBand`), worked out once: the
+    /// actuator is fixed, and the band is asked for at every update of a sharp stream.
+    let ratedBand: DriveFrequencyBand?
     /// OVERRIDE_VAL for level 1: the rated voltage (`DA7280Equations.overrideFullScale`).
     public internal(set) var overrideFullScale: UInt8 = 127
     /// What start-up wrote into the waveform memory (nil: nothing, see `memoryNote`).
@@ -106,6 +109,7 @@ public final class DA7280Driver: HapticChipDriver {
         self.clock = clock
         self.options = options
         readyInstant = clock.now
+        ratedBand = Self.resonantResponse(of: actuator).map { DriveFrequencyBand.rated($0) }
     }
 
     /// Checks the chip is a DA7280 with a supply above its under-voltage lock-out, stops it,

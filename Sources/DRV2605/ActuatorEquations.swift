@@ -36,9 +36,11 @@ public enum ActuatorEquations {
     /// [Source: drivers run on silicon (ESPHome, Trezor); it reproduces a TI forum user's 0x53 for
     /// 2 Vrms at 175 Hz. Not checked against the L datasheet's own text: UNCONFIRMED.]
     public static func lraRatedVoltage(vrms: Double, hz: Double, sampleTimeField: UInt8 = 3) -> Double {
-        let term = 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz
-        return vrms * term.squareRoot() / 0.02058
+        vrms * lraSampleTerm(hz: hz, sampleTimeField: sampleTimeField).squareRoot() / 0.02058
     }
+    /// 1 − (4·t_sample + 300 µs)·f: the closed-loop rated voltage's term (positive for a
+    /// resonance the equations can express).
+    static func lraSampleTerm(hz: Double, sampleTimeField: UInt8) -> Double { 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz }
     /// LRA OD_CLAMP (peak limit, open and closed loop): V = 21.32 mV × OD_CLAMP × √(1 − 800 µs·f).
     /// [Source: Trezor and ESPHome; the older DRV2605 datasheet's 5.44 V / 255 is the same step.
     /// UNCONFIRMED for the L part.]
@@ -48,7 +50,7 @@ public enum ActuatorEquations {
     /// The rated voltage a RATED_VOLTAGE value stands for, closed loop at `hz` (the inverse of
     /// `lraRatedVoltage`).
     public static func lraRatedVrms(field: UInt8, hz: Double, sampleTimeField: UInt8 = 3) -> Double? {
-        let term = 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz
+        let term = lraSampleTerm(hz: hz, sampleTimeField: sampleTimeField)
         return term > 0 ? 0.02058 * Double(field) / term.squareRoot() : nil
     }
     /// Open loop's full scale for an LRA driven at `hz`: the RMS voltage an OD_CLAMP value
@@ -113,7 +115,7 @@ public enum ActuatorEquations {
             guard period >= 1, period < 127.5 else {
                 throw .invalidConfiguration("LRA resonance \(PlainText.decimal(hz)) Hz cannot be expressed by OL_LRA_PERIOD (7 bits: at least 80 Hz)")
             }
-            let sampleTerm = 1 - (4 * sampleTime(sampleTimeField) + 300e-6) * hz
+            let sampleTerm = lraSampleTerm(hz: hz, sampleTimeField: sampleTimeField)
             guard sampleTerm > 0, 1 - 800e-6 * hz > 0 else {
                 throw .invalidConfiguration("LRA resonance \(PlainText.decimal(hz)) Hz is too high for the voltage equations")
             }

@@ -22,7 +22,13 @@ extension DRV2605Driver: DriveFrequencyControl {
     }
 
     /// The rated band around resonance, on a DRV2605L or DRV2604L with an LRA.
-    public var driveFrequencyBand: DriveFrequencyBand? { resonantResponse.map { DriveFrequencyBand.rated($0) } }
+    public var driveFrequencyBand: DriveFrequencyBand? {
+        guard let response = resonantResponse else { return nil }
+        if let cached = bandCache, cached.resonantHz == response.resonantHz { return cached.band }
+        let band = DriveFrequencyBand.rated(response)
+        bandCache = (response.resonantHz, band)
+        return band
+    }
 
     public var driveFrequencyUnavailable: String {
         if configuration.actuator == .erm {

@@ -110,6 +110,10 @@ public final class DRV2605Driver {
     public internal(set) var fixedFrequency: Double?
     /// The level the stream was last asked for, before making up for the frequency.
     var lastAmplitude = 0.0
+    /// The rated drive-frequency band for the resonance it was worked out at
+    /// (`driveFrequencyBand`): asked for at every update of a sharp stream, changed only by a
+    /// calibration or a new configuration.
+    var bandCache: (resonantHz: Double, band: DriveFrequencyBand)?
     /// What stops the chip from another process after this one died (`ChipClaim.stopWrites`, a
     /// dead-man guard's): GO cleared (a sequence ends), then MODE = internal trigger with STANDBY
     /// (real-time playback ends, the output stage off).

@@ -44,7 +44,8 @@ struct StreamMix {
     /// The sharpness the mix drives at: the loudest player's that asks for one (a rumble's
     /// frequency is the rumble's, not that of a click mixed into it); nil when none asks.
     var drivenSharpness: Double? {
-        sharpness.max { a, b in abs(levels[a.key] ?? 0) < abs(levels[b.key] ?? 0) || (abs(levels[a.key] ?? 0) == abs(levels[b.key] ?? 0) && a.key > b.key) }?.value
+        // Louder wins; between equals, the earlier member.
+        sharpness.max { a, b in (abs(levels[a.key] ?? 0), b.key) < (abs(levels[b.key] ?? 0), a.key) }?.value
     }
 
     /// The drive to write now: the mix's, when it differs from the level last written (which it
