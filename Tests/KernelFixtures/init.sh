@@ -352,6 +352,7 @@ play_pattern_runs() {
         sleep 0.3
         # The request's arrival at hapticd, on the monotonic clock the fixture's timeline is on.
         start=$(sed -n 's/.*: play received at \([0-9]*\) ns.*/\1/p' "/tmp/evdev-$name.log" | tail -1)
+        [ -n "$start" ] || fail "hapticd $*: its --verbose log has no 'play received at N ns' line, which the onset is measured from"
         { echo "start $start"; cat "$timeline"; } > "/tmp/evdev-$name-$run.txt"
     done
     kill -TERM $pattern_daemon
