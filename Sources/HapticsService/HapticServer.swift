@@ -70,9 +70,16 @@ public final class HapticServer: Sendable {
         }
     }
 
-    /// Listens at `socketPath` and serves clients on threads of their own.
-    public func start(socketPath: String) throws(ServiceSocketError) {
-        let listening = try UnixListener(path: socketPath)
+    /// Listens at `socketPath` and serves clients on threads of their own: on `passedSocket`
+    /// when the service manager passed one listening there (socket activation), else on a socket
+    /// of its own.
+    public func start(socketPath: String, passedSocket: Int32? = nil) throws(ServiceSocketError) {
+        let listening: UnixListener
+        if let passedSocket {
+            listening = UnixListener(adopting: passedSocket, path: socketPath)
+        } else {
+            listening = try UnixListener(path: socketPath)
+        }
         listener.withLock { $0 = listening }
         let acceptEnded = DispatchSemaphore(value: 0)
         self.acceptEnded.withLock { $0 = acceptEnded }
@@ -89,7 +96,7 @@ public final class HapticServer: Sendable {
         }
         thread.name = "hapticd-accept"
         thread.start()
-        logger.info("hapticd: listening on \(socketPath) for \(device)")
+        logger.info("hapticd: listening on \(socketPath)\(passedSocket == nil ? "" : " (the socket systemd passed)") for \(device)")
     }
 
     /// Stops serving: closes the socket and every client, stops the actuator and lowers EN (or

@@ -261,6 +261,9 @@ public final class UnixListener: @unchecked Sendable {
     private let descriptor: Int32
     private let closed = NSLock()
     private var isClosed = false
+    /// Whether the socket and its file are this listener's own (false: systemd's, passed by
+    /// socket activation, which outlive the daemon).
+    private let ownsSocket: Bool
     /// Where it listens.
     public let path: String
 
@@ -298,6 +301,18 @@ public final class UnixListener: @unchecked Sendable {
                 detail: "cannot bind (does the folder exist and is it writable?)")
         }
         descriptor = fd
+        ownsSocket = true
+    }
+
+    /// Listens on a socket the service manager made and passed (systemd's socket activation:
+    /// `hapticd.socket`), already bound at `path` and listening. It stays systemd's: closing
+    /// neither removes its file nor shuts it down, so that a client that connects while no
+    /// daemon runs waits in its queue and starts the next one.
+    public init(adopting descriptor: Int32, path: String) {
+        self.path = path
+        self.descriptor = descriptor
+        ownsSocket = false
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     }
 
     /// Waits up to `timeout` for a client; nil on timeout or once closed.
@@ -321,7 +336,7 @@ public final class UnixListener: @unchecked Sendable {
             defer { isClosed = true }
             return !isClosed
         }
-        guard first else { return }
+        guard first, ownsSocket else { return }
         // The file goes first: while it exists, it accepts.
         unlink(path)
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))

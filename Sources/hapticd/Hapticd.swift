@@ -209,7 +209,7 @@ struct Hapticd: AsyncParsableCommand {
                 bridge = ForceFeedbackBridge(device: device, server: server, importance: forceFeedbackImportance, logger: logger)
                 logger.info("hapticd: force feedback on \(device.eventNode ?? device.sysfsName) (\(device.name), \(device.effectsMaximum) effects)")
             }
-            try server.start(socketPath: socket)
+            try server.start(socketPath: socket, passedSocket: SystemdNotifier.passedSocket(listeningAt: socket))
             if let dbus {
                 do {
                     feedbackd = try FeedbackdService(server: server, bus: dbus, logger: logger) { _ in
@@ -328,11 +328,12 @@ extension Hapticd {
     }
 
     /// 78 (EX_CONFIG) for what a setting says wrong (the board file, the calibration policy, a
-    /// theme); 69 (EX_UNAVAILABLE) for what is not there (no bus, no chip, another chip than the
-    /// board's, a GPIO line, the socket's folder), as `haptic` exits.
+    /// theme, a socket systemd passed that does not listen at `--socket`); 69 (EX_UNAVAILABLE) for
+    /// what is not there (no bus, no chip, another chip than the board's, a GPIO line, the
+    /// socket's folder), as `haptic` exits.
     static func exitCode(for error: any Error) -> Int32 {
         switch error {
-        case is BoardFileError, is CalibrationRequiredError, is FeedbackdTheme.LoadError: return 78
+        case is BoardFileError, is CalibrationRequiredError, is FeedbackdTheme.LoadError, is SocketActivationError: return 78
         default: return 69
         }
     }

@@ -58,6 +58,19 @@ enum SystemdNotifier {
         return terminationCaught
     }
 
+    /// The listening socket systemd passed (socket activation: `hapticd.socket` started the
+    /// service), checked by libsystemd to be one Unix stream socket listening at `path`; nil when
+    /// none was passed (the daemon binds its own). The variables that passed it are unset, so that
+    /// nothing the daemon starts takes it for its own.
+    static func passedSocket(listeningAt path: String) throws(SocketActivationError) -> Int32? {
+        let count = sd_listen_fds(1)
+        guard count != 0 else { return nil }
+        guard count == 1, sd_is_socket_unix(SD_LISTEN_FDS_START, Int32(SOCK_STREAM.rawValue), 1, path, 0) > 0 else {
+            throw SocketActivationError(passed: count, path: path)
+        }
+        return SD_LISTEN_FDS_START
+    }
+
     /// Tells systemd the service is stopping.
     static func stopping() {
         _ = sd_notify(0, "STOPPING=1")
@@ -111,4 +124,18 @@ private func terminationSignals() -> sigset_t {
     sigaddset(&signals, SIGTERM)
     sigaddset(&signals, SIGINT)
     return signals
+}
+
+/// What systemd passed is not the socket hapticd serves on: the socket unit and `--socket` disagree.
+struct SocketActivationError: Error, CustomStringConvertible {
+    /// How many descriptors systemd passed (negative: libsystemd's error).
+    var passed: Int32
+    /// Where hapticd was told to listen (`--socket`).
+    var path: String
+
+    var description: String {
+        let what = passed < 0 ? "sockets it could not read (\(String(cString: strerror(-passed))))" : "\(passed) socket(s)"
+        return "systemd passed \(what), not one Unix stream socket listening at \(path): "
+            + "the socket unit's ListenStream= (hapticd.socket) must be the path --socket gives"
+    }
 }

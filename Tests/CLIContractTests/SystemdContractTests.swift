@@ -156,6 +156,75 @@ import Testing
         #expect(!run.stderr.split(separator: "\n").contains { $0.hasPrefix("<") }, "\(run.stderr)")
     }
 
+    /// Socket activation (`Packaging/hapticd.socket`), with systemd's own `systemd-socket-activate`
+    /// passing the socket as the service manager does (`$LISTEN_FDS`, `$LISTEN_PID`, descriptor 3):
+    /// it starts hapticd at the first client's connection, and hapticd serves on that socket, says
+    /// so, and leaves it (and its file) to systemd when it stops.
+    @Test func servesOnTheSocketSystemdPasses() throws {
+        let socket = scratch.file("activated.sock")
+        let daemon = try socketActivated(listening: socket, ["--simulate", "--socket", socket])
+        let pid = try activatedPID(daemon)
+        // Not left behind by a failure here: the deadlines kill its parent, not what it started.
+        defer { if kill(pid, 0) == 0 { kill(pid, SIGKILL) } }
+        try daemon.waitUntil("the socket made", deadline: .seconds(30)) { FileManager.default.fileExists(atPath: socket) }
+        // The first client's connection starts hapticd; this one may time out while it starts.
+        _ = try? haptic.run(["status", "--socket", socket], environment: environment, deadline: .seconds(180))
+        try daemon.waitUntil("hapticd ready", deadline: .seconds(180)) { daemon.standardError.contains("hapticd: ready") }
+        #expect(daemon.standardError.contains("(the socket systemd passed)"), "\(daemon.standardError)")
+        let played = try haptic.run(["play", "success", "--socket", socket], environment: environment, deadline: .seconds(120))
+        #expect(played.status == 0, "\(played.stderr)")
+        // To hapticd itself: its parent starts with SIGTERM blocked, as every child of
+        // Foundation's `Process` (hapticd unblocks it).
+        kill(pid, SIGTERM)
+        let run = try daemon.wait(deadline: .seconds(90))
+        #expect(run.status == 0, "\(run.stderr)")
+        // systemd's, not hapticd's: left where it was (a socket unit keeps listening on it).
+        #expect(FileManager.default.fileExists(atPath: socket))
+    }
+
+    /// A socket unit listening somewhere else than `--socket` is a setting that is wrong: hapticd
+    /// says which and exits 78 (the unit's RestartPreventExitStatus), serving nothing.
+    @Test func aPassedSocketElsewhereIsRefused() throws {
+        let socket = scratch.file("wanted.sock")
+        let elsewhere = scratch.file("elsewhere.sock")
+        let daemon = try socketActivated(listening: elsewhere, ["--simulate", "--socket", socket])
+        try daemon.waitUntil("the socket made", deadline: .seconds(30)) { FileManager.default.fileExists(atPath: elsewhere) }
+        _ = try? haptic.run(["status", "--socket", elsewhere], environment: environment, deadline: .seconds(180))
+        let run = try daemon.wait(deadline: .seconds(180))
+        #expect(run.status == 78, "\(run.stderr)")
+        #expect(run.stderr.contains("not one Unix stream socket listening at \(socket)"), "\(run.stderr)")
+        #expect(run.stderr.contains("ListenStream="), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    /// hapticd with `arguments`, started by `systemd-socket-activate` listening at `path`, from a
+    /// Python parent that waits for it and exits with its status; `activatedPID` is the
+    /// activator's (which becomes hapticd). Not started directly: the activator closes every other
+    /// descriptor when it execs hapticd, which Foundation's `Process` takes for the child's end, and
+    /// it then waits on it blocking, so that no other child's end is seen. Not from a shell either:
+    /// Foundation's children start with every signal blocked, and dash's `wait` then never sees
+    /// SIGCHLD.
+    private func socketActivated(listening path: String, _ arguments: [String]) throws -> Running {
+        let script = """
+            import subprocess, sys
+            child = subprocess.Popen(["/usr/bin/systemd-socket-activate", "--listen", sys.argv[1],
+                "-E", "HAPTIC_CALIBRATION_FILE", "-E", "STATE_DIRECTORY"] + sys.argv[2:])
+            print("activated", child.pid, flush=True)
+            status = child.wait()
+            sys.exit(128 - status if status < 0 else status)
+            """
+        return try Program(executable: "/usr/bin/python3").start(["-c", script, path, hapticd.path] + arguments, environment: environment)
+    }
+
+    /// The pid `socketActivated`'s parent printed: the activator's, then hapticd's.
+    private func activatedPID(_ shell: Running) throws -> pid_t {
+        try shell.waitUntil("the activator's pid", deadline: .seconds(30)) { shell.standardOutput.contains("\n") }
+        guard let line = shell.standardOutput.split(separator: "\n").first, line.hasPrefix("activated "), let pid = pid_t(line.dropFirst(10)) else {
+            throw ProgramError("no pid from the activator's parent: \(shell.standardOutput)")
+        }
+        return pid
+    }
+
     /// `haptic stop`: the chip stopped and in standby, read back; what the unit runs after hapticd.
     @Test func stopLeavesTheChipInStandby() throws {
         let run = try haptic.run(["stop", "--simulate", "--virtual-time", "--trace", "--json"], environment: environment)

@@ -625,6 +625,7 @@ gate_deploy() {
             printf "installed in %.1f s (Swift libraries on the root: %d); first start READY in %d ms, calibrations %d, saved by %s; /dev/uinput %s; restart %d ms, calibrations %d; ", v["install-ms"] / 1000, v["swift-libraries"], v["first-ready-ms"], v["calibrations-after-install"], v["calibration-owner"], v["uinput-access"], v["restart-ms"], v["calibrations-after-restart"]
             printf "group member played (exit %d, %d GO), other user refused %d; haptic stop alone %d ms; SIGKILL: driving %d, standby after %d ms, restarted %d in %d ms; ", v["user-play-status"], v["user-play-gos"], v["stranger-refused"], v["haptic-stop-ms"], v["driving-when-killed"], v["standby-after-kill-ms"], v["restarted-after-kill"], v["restart-after-kill-ms"]
             printf "SIGSTOP: driving %d, watchdog %d, standby after %d ms, restarted %d after %d ms; late bus: %s, waiting said %d, serving %d ms after it appeared, played %d; session: activated in %d ms, %s, %d GO; ", v["driving-when-stopped"], v["watchdog-logged"], v["watchdog-standby-ms"], v["restarted-after-watchdog"], v["watchdog-restart-ms"], v["waiting-state"], v["waiting-status"], v["serving-after-bus-ms"], v["late-play-status"], v["activation-ms"], v["session-active"], v["session-gos"]
+            printf "socket activation: socket %s, service %s before the client, active %d ms after it, played (exit %d, %d GO), socket passed %d, service %s after a stop with the socket listening; ", v["socket-unit"], v["service-before-client"], v["socket-activation-ms"], v["socket-play-status"], v["socket-play-gos"], v["socket-passed"], v["service-after-stop"]
             printf "apt remove: driving %d, standby %d, hapticd processes left %d, state kept %d; apt purge: state left %d; systemd-analyze security: %s\n", v["driving-before-remove"], v["standby-after-remove"], v["hapticd-left"], v["state-after-remove"], v["state-after-purge"], v["security-exposure"]
             bound(v["swift-libraries"] == 0, "no Swift library on the root")
             bound(v["install-status"] == 0 && v["active-after-install"] == "active", "installed and active")
@@ -642,6 +643,9 @@ gate_deploy() {
             bound(v["restarted-after-watchdog"] == 1, "restarted after the watchdog")
             bound(v["waiting-state"] == "activating" && v["waiting-status"] == 1, "a missing bus: waiting, said in the status")
             bound(v["serving-after-bus-ms"] >= 0 && v["serving-after-bus-ms"] <= 5000 && v["late-play-status"] == 0, "serving <= 5000 ms after the bus appeared")
+            bound(v["socket-unit"] == "active" && v["service-before-client"] == "inactive" && v["socket-activation-ms"] >= 0 && v["socket-activation-ms"] <= 15000, "hapticd.socket: a stopped hapticd started by the first client <= 15000 ms")
+            bound(v["socket-play-status"] == 0 && v["socket-play-gos"] >= 1 && v["socket-passed"] >= 1, "served on the socket systemd passed, and played")
+            bound(v["service-after-stop"] == "inactive", "stopped while its socket listens: not started again by its own ExecStopPost")
             bound(v["session-client-status"] == 0 && v["session-active"] == "active" && v["session-gos"] >= 1, "libfeedback activates the session service and plays")
             bound(v["driving-before-remove"] == 1 && v["remove-status"] == 0 && v["standby-after-remove"] == 1 && v["hapticd-left"] == 0, "apt remove: stopped, standby")
             bound(v["state-after-remove"] == 1 && v["purge-status"] == 0 && v["state-after-purge"] == 0, "state kept by remove, gone after purge")

@@ -468,6 +468,12 @@ if [ -f "$recorded/deploy/values" ]; then
     plant "deploy: a member of the hapticd group refused" gate_deploy "$work/deploy-values"
     with_value watchdog-restart-ms "$(( $(value deploy watchdog-standby-ms) - 100 ))"
     plant "deploy: restarted by the watchdog before the chip was in standby" gate_deploy "$work/deploy-values"
+    with_value socket-activation-ms -1
+    plant "deploy: hapticd.socket did not start hapticd at the first connection" gate_deploy "$work/deploy-values"
+    with_value socket-passed 0
+    plant "deploy: hapticd bound a socket of its own, not the one systemd passed" gate_deploy "$work/deploy-values"
+    with_value service-after-stop active
+    plant "deploy: ExecStopPost asked the socket, which started hapticd again" gate_deploy "$work/deploy-values"
 fi
 
 # Every bound a clean run was held to, missed alone by some planted fault.

@@ -144,6 +144,28 @@ wait_until 150 serving && value serving-after-bus-ms $(( $(now) - appeared )) ||
 haptic play success > /tmp/late.log 2>&1
 value late-play-status $?
 
+step "hapticd.socket (opt-in) starts a stopped hapticd at a client's first connection"
+systemctl stop hapticd.service
+systemctl start hapticd.socket
+value socket-unit "$(systemctl is-active hapticd.socket)"
+value service-before-client "$(systemctl is-active hapticd.service)"
+start=$(now)
+# The first connection starts hapticd; this client may time out while it starts.
+haptic status > /tmp/socket-first.log 2>&1
+service_active() { [ "$(systemctl is-active hapticd.service)" = active ]; }
+wait_until 150 service_active && value socket-activation-ms $(( $(now) - start )) || value socket-activation-ms -1
+echo 1 > $P/go_timeline
+haptic play success > /tmp/socket-play.log 2>&1
+value socket-play-status $?
+value socket-play-gos "$(gos)"
+value socket-passed "$(journalctl --no-pager -u hapticd.service -n 60 | grep -c 'the socket systemd passed')"
+# Stopped while its socket listens: the unit's ExecStopPost stops the chip itself, and must not ask
+# the socket (a connection there would start hapticd again at once).
+systemctl stop hapticd.service
+sleep 1
+value service-after-stop "$(systemctl is-active hapticd.service)"
+systemctl stop hapticd.socket hapticd.service
+
 step "a libfeedback app on a user's session starts hapticd through D-Bus activation"
 systemctl stop hapticd.service
 uid=$(id -u tester)
