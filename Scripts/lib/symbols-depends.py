@@ -89,7 +89,8 @@ def main():
             continue  # the dynamic loader is libc6's, which libc.so.6 names
         if soname in libraries:
             template, table = libraries[soname]
-            versions = [table[s] for s in used if s in table and table[s] not in ("0", "")]
+            # Each distinct version once: dpkg compares them, one process a comparison.
+            versions = {table[s] for s in used if s in table and table[s] not in ("0", "")}
             minimum = highest(versions) if versions else ""
             if "#MINVER#" not in template:
                 entries = [template]
