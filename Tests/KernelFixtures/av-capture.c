@@ -6,20 +6,20 @@
 // An onset is a frame at or above 3000 after 100 ms below 300. Prints "ready" once the stream runs,
 // "overrun" when frames were lost.
 //
-// The clock is the loopback's own. snd-aloop (sound/drivers/aloop.c, its jiffies timer) moves a
-// stream by whole jiffies counted from that stream's trigger, and copies the playback's frames into
-// the capture where the two positions meet: the playback's frame q lands at the capture's position
-// at the playback's trigger jiffy, plus q. So:
-//   - each capture frame is dated on the capture's jiffy grid: E + p / rate, where E is the jiffy
-//     edge of the capture's trigger. Each status read gives its time and the frames captured up to
-//     it; that time less the frames' duration is E plus how far the read came after the last edge,
-//     so E is the smallest of them over the run (not any one read's time, which is late by up to a
-//     jiffy). The jiffy (frames a tick) is the greatest common divisor of the positions read.
-//   - the playback's frames are then dated from the jiffy edge before its trigger, early by the
-//     trigger's phase within its tick, the same for the whole run (0 to 1 tick). A real card starts
-//     at the trigger: the playback's trigger time (PLAYBACK_STATUS, the substream's
-//     /proc/asound/.../status, read while it runs) less that edge is added to every onset.
-// "clock:" prints the figures used: the tick, the capture's edge, the trigger and its phase.
+// The clock is the loopback's own. snd-aloop (sound/drivers/aloop.c, its jiffies timer) moves both
+// streams of a cable by whole jiffies, each counted from the jiffy its trigger read, and copies the
+// playback's frames into the capture where the two positions meet: the playback's frame q lands at
+// the capture's frame q + D, where D is the capture's position less the playback's, read in one
+// jiffy (the two only ever advance together). So a sound heard at capture frame p was the
+// playback's frame p - D, which a real card, starting at the trigger, plays at trigger + (p - D) /
+// rate. D is exact: both positions are read (the capture's status, the playback's /proc status,
+// which moves its hardware pointer, then the capture's again) and kept only when the capture did not
+// move between its two reads. Dating by time alone (the capture's jiffy edge and the trigger's phase
+// in its tick) is a tick out whenever the trigger falls just after an edge whose tick the guest has
+// not yet counted: CI saw every sound 4 ms early that way. D is read again at each sound; a D that
+// changes means the playback restarted (a new trigger, its pointer back to 0) and fails the run.
+// "clock:" prints the figures used: the tick (the greatest common divisor of the capture positions
+// read), D and the two positions it came from, and the trigger.
 #include <alsa/asoundlib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,36 +49,47 @@ static long long gcd(long long a, long long b)
 	return a;
 }
 
-/* The substream's trigger time (CLOCK_MONOTONIC: the playback asked for monotonic timestamps), or
- * -1 when it is not running. */
-static long long playback_trigger(const char *path)
+/* The playback's state from its /proc status (reading it moves its hardware pointer to now):
+ * 1 with its trigger time (CLOCK_MONOTONIC: the playback asked for monotonic timestamps) and
+ * hw_ptr when it runs, else 0. */
+static int playback_status(const char *path, long long *trigger, long long *pointer)
 {
 	char line[128];
-	long long sec, nsec, trigger = -1;
-	int running = 0;
+	long long sec, nsec;
+	int running = 0, fields = 0;
 	FILE *file = fopen(path, "r");
 
 	if (!file)
-		return -1;
+		return 0;
 	while (fgets(line, sizeof line, file)) {
 		if (strncmp(line, "state: RUNNING", 14) == 0)
 			running = 1;
-		if (sscanf(line, "trigger_time: %lld.%lld", &sec, &nsec) == 2)
-			trigger = sec * 1000000000LL + nsec;
+		if (sscanf(line, "trigger_time: %lld.%lld", &sec, &nsec) == 2) {
+			*trigger = sec * 1000000000LL + nsec;
+			fields++;
+		}
+		if (sscanf(line, "hw_ptr : %lld", pointer) == 1)
+			fields++;
 	}
 	fclose(file);
-	return running ? trigger : -1;
+	return running && fields == 2;
+}
+
+/* The capture's hardware position now: the frames read so far and those waiting. */
+static long long capture_position(snd_pcm_t *pcm, snd_pcm_status_t *status, long long read)
+{
+	snd_pcm_status(pcm, status);
+	return read + snd_pcm_status_get_avail(status);
 }
 
 int main(int argc, char **argv)
 {
 	snd_pcm_t *pcm;
-	snd_pcm_sw_params_t *sw;
 	snd_pcm_status_t *status;
 	short buffer[2 * CHUNK];
 	long long position = 0, total, quiet = RATE, onsets[MAX_ONSETS];
-	long long edge = -1, tick_frames = 0, trigger = -1;
-	int error, count = 0, index;
+	long long tick_frames = 0, trigger = -1, offset = 0, offset_capture = 0, offset_playback = 0;
+	int error, count = 0, index, pending = 0, known = 0;
 
 	struct sigaction action = { .sa_handler = stop };
 
@@ -92,11 +103,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "av-capture: %s: %s\n", argv[1], snd_strerror(error));
 		return 1;
 	}
-	snd_pcm_sw_params_malloc(&sw);
-	snd_pcm_sw_params_current(pcm, sw);
-	snd_pcm_sw_params_set_tstamp_mode(pcm, sw, SND_PCM_TSTAMP_ENABLE);
-	snd_pcm_sw_params_set_tstamp_type(pcm, sw, SND_PCM_TSTAMP_TYPE_MONOTONIC);
-	snd_pcm_sw_params(pcm, sw);
 	snd_pcm_status_malloc(&status);
 	/* No SA_RESTART: SIGTERM ends a read that waits, and the loop with it. */
 	sigaction(SIGTERM, &action, NULL);
@@ -105,8 +111,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (position < total && !stopped) {
 		snd_pcm_sframes_t frames = snd_pcm_readi(pcm, buffer, CHUNK);
-		snd_htimestamp_t stamp;
-		long long captured, since;
 
 		if (frames == -EINTR)
 			continue;
@@ -116,39 +120,52 @@ int main(int argc, char **argv)
 			snd_pcm_start(pcm);
 			continue;
 		}
-		snd_pcm_status(pcm, status);
-		snd_pcm_status_get_htstamp(status, &stamp);
-		/* At `stamp` the capture had position + frames + avail frames. */
-		captured = position + frames + snd_pcm_status_get_avail(status);
-		since = (long long)stamp.tv_sec * 1000000000LL + stamp.tv_nsec - captured * 1000000000LL / RATE;
-		if (edge < 0 || since < edge)
-			edge = since;
-		tick_frames = gcd(tick_frames, captured);
+		tick_frames = gcd(tick_frames, capture_position(pcm, status, position + frames));
 		for (index = 0; index < frames; index++) {
 			int value = abs(buffer[2 * index]);
 
 			if (value >= 3000 && quiet >= RATE / 10 && count < MAX_ONSETS) {
 				onsets[count++] = position + index;
-				if (trigger < 0)
-					trigger = playback_trigger(argv[3]);
+				pending = 1;
 			}
 			quiet = value < 300 ? quiet + 1 : 0;
 		}
 		position += frames;
+		/* At each sound, until read in one jiffy: D, the capture's position less the playback's. */
+		if (pending) {
+			long long before = capture_position(pcm, status, position), started = -1, played = 0;
+			int running = playback_status(argv[3], &started, &played);
+			long long after = capture_position(pcm, status, position);
+
+			if (running && before == after) {
+				pending = 0;
+				if (known && (started != trigger || before - played != offset)) {
+					fprintf(stderr, "av-capture: the playback restarted after its first sound (trigger %lld, then %lld; "
+							"its frame 0 at the capture's %lld, then %lld): the sounds cannot be dated on one clock\n",
+						trigger, started, offset, before - played);
+					return 1;
+				}
+				if (!known) {
+					known = 1;
+					trigger = started;
+					offset = before - played;
+					offset_capture = before;
+					offset_playback = played;
+				}
+			}
+		}
 	}
 	snd_pcm_close(pcm);
-	if (count && (trigger < 0 || tick_frames == 0)) {
-		fprintf(stderr, "av-capture: no playback trigger time in %s\n", argv[3]);
+	if (count && (!known || tick_frames == 0)) {
+		fprintf(stderr, "av-capture: no running playback's position and trigger time in %s\n", argv[3]);
 		return 1;
 	}
 	if (count) {
-		long long tick = tick_frames * 1000000000LL / RATE;
-		long long phase = ((trigger - edge) % tick + tick) % tick;
-
-		printf("clock: tick %lld ns (%lld frames), capture edge %lld, playback trigger %lld, its phase in its tick %lld ns\n",
-		       tick, tick_frames, edge, trigger, phase);
+		printf("clock: tick %lld ns (%lld frames), the playback's frame 0 at the capture's frame %lld "
+		       "(capture %lld less playback %lld, read in one jiffy), playback trigger %lld\n",
+		       tick_frames * 1000000000LL / RATE, tick_frames, offset, offset_capture, offset_playback, trigger);
 		for (index = 0; index < count; index++)
-			printf("onset %lld\n", edge + onsets[index] * 1000000000LL / RATE + phase);
+			printf("onset %lld\n", trigger + (onsets[index] - offset) * 1000000000LL / RATE);
 	}
 	return 0;
 }

@@ -29,10 +29,12 @@ function sorted(list, count,   i, j, swap) {
 # Sound with haptics: sound k paired with note k's GO (never the nearest GO: notes are 0.4 s apart,
 # so a timeline shifted by a note would pair with its neighbour). The first WARMUP notes are played
 # but not paired (the emulator translates the code path on its first use). The offset is sound less
-# GO. A sound may be early by at most one tick of the loopback's clock (read from av-capture's
-# "clock:" line) plus AV_SYNC_MARGIN_MS, what dating on a jiffy grid can leave; late by at most
-# AV_SYNC_MARGIN_MS; and the offsets may spread (p99 - p1) by at most AV_SYNC_SPREAD_MS: the
-# haptic side's own jitter. With 12 offsets the p1 is the smallest and the p99 the largest. The GO
+# GO. av-capture dates each sound to the frame (the playback's frame it was, from the trigger: no
+# jiffy grid in it since a trigger just after an uncounted tick made every sound a tick early). A
+# sound may be early, its GO late, by at most one tick of the loopback's clock (read from
+# av-capture's "clock:" line) plus AV_SYNC_MARGIN_MS: the GO leaves over I2C after the sound's frames
+# are queued (CI's runs: p1 -1.2 to -2.4 ms); late by at most AV_SYNC_MARGIN_MS; and the offsets may
+# spread (p99 - p1) by at most AV_SYNC_SPREAD_MS: the haptic side's own jitter. With 12 offsets the p1 is the smallest and the p99 the largest. The GO
 # spacing (how far the paired notes' GO writes strayed from the notes' spacing) is a figure only: a
 # late GO moves its offset, which the bounds hold.
 #

@@ -133,8 +133,8 @@ gate HIL-LONG-EFFECT gate_long_effect /tmp/long-go.txt "${played:-0}" 900 "$(gre
 
 step "sound with haptics (HIL-AV-SYNC)"
 # `haptic sequence` plays 13 notes 0.4 s apart, each a tap with an impact, on ALSA's loopback card;
-# av-capture dates each sound as a real card would have played it, on the loopback's own clock (its
-# jiffy grid, corrected by the playback's trigger phase: av-capture.c says how), the fixture dates
+# av-capture dates each sound as a real card would have played it, on the loopback's own clock (the
+# playback's frame it was, counted from the playback's trigger: av-capture.c says how), the fixture dates
 # each GO (drive_onsets): both on CLOCK_MONOTONIC. Sound k is paired with note k's GO; the first
 # note is a warm-up (the emulator translates that code path on first use). One run, no second
 # chance: a disturbed machine is a failed step.
