@@ -145,7 +145,8 @@ struct FeedbackdContractTests {
 
     /// `--dbus system` under the policy file the package installs (Packaging/org.sigxcpu.Feedback.conf), on a system-type bus of
     /// the test's own with Debian's default policy (no one owns, no one calls, unless allowed): root (CI) or hapticd's user own the name
-    /// and anyone's call is answered; any other user is refused at start with the file named.
+    /// and anyone's call is answered (both of feedbackd's interfaces), but only root (or hapticd's user) sets the profile; any other
+    /// user is refused at start with the file named.
     @Test func theSystemBusPolicyLetsHapticdServe() throws {
         let policy = Program.packageRoot.appendingPathComponent("Packaging/org.sigxcpu.Feedback.conf").path
         let config = scratch.file("system.conf")
@@ -158,6 +159,7 @@ struct FeedbackdContractTests {
           <listen>\(address)</listen>
           <auth>EXTERNAL</auth>
           <policy context="default">
+            <allow user="*"/>
             <deny own="*"/>
             <deny send_type="method_call"/>
             <allow send_type="signal"/>
@@ -203,6 +205,30 @@ struct FeedbackdContractTests {
         #expect(call.status == 0, "\(call.stderr)")
         let words = call.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect(words.count == 2 && UInt32(words[0]).map { $0 > 0 } == true && words[1] == "full", "\(call.stdout)")
+        // Any account (nobody, in no group) may trigger events, vibrate and read the profile, not set everyone's (the bus refuses it,
+        // before hapticd's own check); root may.
+        let client = """
+            import sys
+            from gi.repository import Gio, GLib
+            bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+            def call(interface, member, arguments):
+                try:
+                    bus.call_sync("org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", interface, member, arguments, None, 0, 5000, None)
+                    return "allowed"
+                except GLib.Error as error:
+                    # The bus's refusal ("Rejected send message") or hapticd's own.
+                    return ("bus-denied" if "Rejected send message" in error.message else "denied") if "AccessDenied" in error.message else "error:" + error.message
+            print(call("org.sigxcpu.Feedback", "TriggerFeedback", GLib.Variant("(ssa{sv}i)", ("org.example.Account", "button-pressed", {}, -1))),
+                call("org.sigxcpu.Feedback.Haptic", "Vibrate", GLib.Variant("(sa(du))", ("org.example.Account", [(0.5, 40)]))),
+                call("org.freedesktop.DBus.Properties", "Get", GLib.Variant("(ss)", ("org.sigxcpu.Feedback", "Profile"))),
+                call("org.freedesktop.DBus.Properties", "Set", GLib.Variant("(ssv)", ("org.sigxcpu.Feedback", "Profile", GLib.Variant("s", sys.argv[2])))))
+            """
+        let nobody = try Program(executable: "/usr/bin/setpriv").run(
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", client, address, "silent"],
+            environment: environment, deadline: .seconds(60))
+        #expect(nobody.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "allowed allowed allowed bus-denied", "\(nobody.stdout) \(nobody.stderr)")
+        let root = try Program(executable: "/usr/bin/python3").run(["-c", client, address, "quiet"], environment: environment, deadline: .seconds(60))
+        #expect(root.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "allowed allowed allowed allowed", "\(root.stdout) \(root.stderr)")
         _ = systemBus
         daemon.signal(SIGTERM)
         let run = try daemon.wait(deadline: .seconds(10))
