@@ -18,6 +18,11 @@ With $HAPTIC_SUITE_KEYS naming a file `keys` wrote, `pending` and `keep` use the
 tree as it was when they were taken (the aarch64 suite runs while the mutants stage plants bugs in
 the sources; its keys are the tree's as the cross build compiled it).
 
+$HAPTIC_SUITE_SKIPPED_TARGETS names test targets the suite never runs (the aarch64 suite skips the
+CLI's contract tests: Scripts/lib/native-only-tests --qemu-user-targets): they get no key, so a
+change to them alone leaves nothing to run rather than a filter that matches no test (which
+swift-testing fails with exit 69).
+
 The passes are in $HAPTIC_CACHE_DIR/suite-verdicts/SUITE.json; HAPTIC_VERDICTS=0 runs every target.
 A failing suite keeps nothing, so its targets run again.
 """
@@ -52,9 +57,10 @@ def keys(suite):
     shared = mutant_verdicts.machine_digest(suite)
     for path in [f for p in SHARED_WITH_EVERY_TARGET for f in files_under(p)]:
         shared.update(path.encode() + b"\0" + mutant_verdicts.file_digest(os.path.join(ROOT, path)))
+    skipped = set(os.environ.get("HAPTIC_SUITE_SKIPPED_TARGETS", "").split())
     found = {}
     for target, kind in sorted(graph.kinds.items()):
-        if kind != "test":
+        if kind != "test" or target in skipped:
             continue
         tests = [f for f in graph.files(target) if f.endswith(".swift")]
         files = mutant_verdicts.dependencies(graph, tests[0], tests) if tests else None
